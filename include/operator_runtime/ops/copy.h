@@ -1,0 +1,28 @@
+/* copy: dst = src, elementwise, any layouts (src broadcasts to dst by numpy rules). */
+#ifndef OPERATOR_RUNTIME_OPS_COPY_H_
+#define OPERATOR_RUNTIME_OPS_COPY_H_
+
+#include "operator_runtime/api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct oprt_copy_descriptor *oprt_copy_descriptor_t;
+
+/* The views' data pointers are not read here (they may be NULL): the same
+ * descriptor runs on any buffers of these shapes, strides and dtypes. */
+OPRT_API oprt_status_t oprt_create_copy_descriptor(oprt_copy_descriptor_t *desc,
+                                                   const oprt_tensor_view_t *dst,
+                                                   const oprt_tensor_view_t *src);
+OPRT_API oprt_status_t oprt_get_copy_workspace_size(oprt_copy_descriptor_t desc, size_t *size);
+OPRT_API oprt_status_t oprt_execute_copy(oprt_copy_descriptor_t desc, void *workspace,
+                                         size_t workspace_size, void *dst, const void *src,
+                                         oprt_stream_t stream);
+OPRT_API oprt_status_t oprt_destroy_copy_descriptor(oprt_copy_descriptor_t desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPERATOR_RUNTIME_OPS_COPY_H_ */

@@ -1,0 +1,27 @@
+/* relu: out = in > 0 ? in : negative_slope * in (negative_slope 0 is the plain ReLU). */
+#ifndef OPERATOR_RUNTIME_OPS_RELU_H_
+#define OPERATOR_RUNTIME_OPS_RELU_H_
+
+#include "operator_runtime/api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct oprt_relu_descriptor *oprt_relu_descriptor_t;
+
+OPRT_API oprt_status_t oprt_create_relu_descriptor(oprt_relu_descriptor_t *desc,
+                                                   const oprt_tensor_view_t *out,
+                                                   const oprt_tensor_view_t *in,
+                                                   float negative_slope);
+OPRT_API oprt_status_t oprt_get_relu_workspace_size(oprt_relu_descriptor_t desc, size_t *size);
+OPRT_API oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *workspace,
+                                         size_t workspace_size, void *out, const void *in,
+                                         oprt_stream_t stream);
+OPRT_API oprt_status_t oprt_destroy_relu_descriptor(oprt_relu_descriptor_t desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPERATOR_RUNTIME_OPS_RELU_H_ */

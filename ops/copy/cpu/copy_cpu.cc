@@ -1,0 +1,39 @@
+// copy on the CPU: memcpy in per-thread slices when dense, else the strided
+// elementwise walk. Elements are moved as raw bits (NaN payloads survive).
+#include <cstring>
+
+#include "operator_runtime/detail/cpu_elementwise.h"
+#include "operator_runtime/detail/dtype.h"
+#include "ops/copy/copy_backends.h"
+
+namespace oprt::copy::cpu {
+namespace {
+
+template <typename T>
+void copy_typed(const ElementwisePlan &p, T *dst, const T *src) {
+    if (p.contiguous) {
+        if (dst == src) return;
+        const int64_t n = p.numel;
+        const int threads = n >= oprt::cpu::kParallelGrain ? oprt::cpu::max_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int t = 0; t < threads; ++t) {
+            const int64_t begin = n * t / threads, end = n * (t + 1) / threads;
+            std::memcpy(dst + begin, src + begin, size_t(end - begin) * sizeof(T));
+        }
+        return;
+    }
+    oprt::cpu::elementwise(p, dst, src, static_cast<const T *>(nullptr), [](T *o, const T *a, const T *) { *o = *a; });
+}
+
+}  // namespace
+
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args) {
+    // Raw bits: any 2-byte type moves the same way.
+    if (plan.dtype == OPRT_DTYPE_F32)
+        copy_typed(plan, static_cast<float *>(args.out), static_cast<const float *>(args.in0));
+    else
+        copy_typed(plan, static_cast<uint16_t *>(args.out), static_cast<const uint16_t *>(args.in0));
+    return OPRT_SUCCESS;
+}
+
+}  // namespace oprt::copy::cpu
