@@ -27,8 +27,9 @@ int collapse(Dim *dims, int ndim, int num_operands, int key) {
     int n = 0;
     for (int d = 0; d < ndim; ++d)
         if (dims[d].size != 1) dims[n++] = dims[d];
-    std::stable_sort(dims, dims + n,
-                     [key](const Dim &a, const Dim &b) { return a.stride[key] > b.stride[key]; });
+    for (int i = 1; i < n; ++i)  // stable insertion sort, largest stride first: at most 8 dims
+        for (int j = i; j > 0 && dims[j].stride[key] > dims[j - 1].stride[key]; --j)
+            std::swap(dims[j], dims[j - 1]);
     int m = 0;
     for (int d = 0; d < n; ++d) {
         if (m > 0) {
@@ -163,8 +164,9 @@ oprt_status_t check_output_layout(const char *op, const char *arg, const oprt_te
                         "output cannot broadcast", op, arg, d, (long long)view->shape[d]);
         order[n++] = d;
     }
-    std::sort(order, order + n,
-              [view](int64_t a, int64_t b) { return view->strides[a] < view->strides[b]; });
+    for (int i = 1; i < n; ++i)  // insertion sort by stride: at most 8 dims
+        for (int j = i; j > 0 && view->strides[order[j]] < view->strides[order[j - 1]]; --j)
+            std::swap(order[j], order[j - 1]);
     int64_t reach = 0;  // largest offset reached by the dims seen so far
     for (int i = 0; i < n; ++i) {
         const int64_t d = order[i];

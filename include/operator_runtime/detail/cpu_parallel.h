@@ -20,4 +20,20 @@ inline int max_threads() {
 #endif
 }
 
+inline int thread_index() {
+#if defined(_OPENMP)
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
+inline int team_size() {
+#if defined(_OPENMP)
+    return omp_get_num_threads();
+#else
+    return 1;
+#endif
+}
+
 }  // namespace oprt::cpu

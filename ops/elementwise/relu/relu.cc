@@ -1,0 +1,62 @@
+// relu: the public symbols. Validates once, plans, dispatches to a backend.
+#include "operator_runtime/ops/relu.h"
+
+#include <cmath>
+
+#include "operator_runtime/detail/frontend.h"
+#include "ops/elementwise/relu/relu_backends.h"
+
+struct oprt_relu_descriptor : oprt::Descriptor<oprt::ElementwisePlan> {};
+
+namespace {
+using namespace oprt;
+
+const BackendTable<ElementwisePlan> kBackends = {
+    {&relu::cpu::run, nullptr},
+    {OPRT_NVIDIA_ENTRY(relu::nvidia::run), OPRT_NVIDIA_ENTRY(relu::nvidia::plan)},
+    {OPRT_METAX_ENTRY(relu::metax::run), OPRT_METAX_ENTRY(relu::metax::plan)},
+};
+}  // namespace
+
+extern "C" {
+
+oprt_status_t oprt_create_relu_descriptor(oprt_relu_descriptor_t *desc,
+                                          const oprt_tensor_view_t *out,
+                                          const oprt_tensor_view_t *in, float negative_slope) {
+    const char *op = "oprt_create_relu_descriptor";
+    oprt_status_t s = check_desc_out(op, desc);
+    if (s != OPRT_SUCCESS) return s;
+    if (std::isnan(negative_slope))
+        return fail(OPRT_ERR_INVALID_ARG, "%s: negative_slope is NaN", op);
+    const char *in_args[] = {"in"};
+    const oprt_tensor_view_t *ins[] = {in};
+    ElementwisePlan plan;
+    ExecContract contract;
+    if ((s = plan_elementwise(op, "out", out, in_args, ins, 1, &plan, &contract)) != OPRT_SUCCESS)
+        return s;
+    plan.scalar = negative_slope;
+    contract.op = "oprt_execute_relu";
+    return finish_create(op, kBackends, plan, contract, out->data, desc);
+}
+
+oprt_status_t oprt_get_relu_workspace_size(oprt_relu_descriptor_t desc, size_t *size) {
+    return workspace_size("oprt_get_relu_workspace_size", desc, size);
+}
+
+oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *workspace,
+                                size_t workspace_size, void *out, const void *in,
+                                oprt_stream_t stream) {
+    ExecArgs args;
+    args.out = out;
+    args.in0 = in;
+    args.workspace = workspace;
+    args.workspace_size = workspace_size;
+    args.stream = stream;
+    return execute("oprt_execute_relu", desc, kBackends, args);
+}
+
+oprt_status_t oprt_destroy_relu_descriptor(oprt_relu_descriptor_t desc) {
+    return destroy("oprt_destroy_relu_descriptor", desc);
+}
+
+}  // extern "C"

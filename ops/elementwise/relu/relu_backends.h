@@ -1,0 +1,19 @@
+// Entry points of every relu backend; the frontend (relu.cc) picks one.
+#pragma once
+
+#include "operator_runtime/detail/dispatch.h"
+#include "operator_runtime/detail/plan.h"
+
+namespace oprt::relu {
+namespace cpu {
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+}
+namespace nvidia {
+oprt_status_t plan(ElementwisePlan &plan);
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+}  // namespace nvidia
+namespace metax {
+oprt_status_t plan(ElementwisePlan &plan);
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+}  // namespace metax
+}  // namespace oprt::relu

@@ -1,0 +1,55 @@
+// reduce_sum: the public symbols. Validates once, plans, dispatches to a backend.
+#include "operator_runtime/ops/reduce_sum.h"
+
+#include "operator_runtime/detail/frontend.h"
+#include "ops/reduce_sum/reduce_sum_backends.h"
+
+struct oprt_reduce_sum_descriptor : oprt::Descriptor<oprt::AxisPlan> {};
+
+namespace {
+using namespace oprt;
+
+const BackendTable<AxisPlan> kBackends = {
+    {&reduce_sum::cpu::run, nullptr},
+    {OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::run), OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::plan)},
+    {OPRT_METAX_ENTRY(reduce_sum::metax::run), OPRT_METAX_ENTRY(reduce_sum::metax::plan)},
+};
+}  // namespace
+
+extern "C" {
+
+oprt_status_t oprt_create_reduce_sum_descriptor(oprt_reduce_sum_descriptor_t *desc,
+                                          const oprt_tensor_view_t *out,
+                                          const oprt_tensor_view_t *in, int64_t axis) {
+    const char *op = "oprt_create_reduce_sum_descriptor";
+    oprt_status_t s = check_desc_out(op, desc);
+    if (s != OPRT_SUCCESS) return s;
+    AxisPlan plan;
+    ExecContract contract;
+    if ((s = plan_axis(op, out, in, axis, /*reduce=*/true, &plan, &contract)) != OPRT_SUCCESS)
+        return s;
+    contract.op = "oprt_execute_reduce_sum";
+    return finish_create(op, kBackends, plan, contract, out->data, desc);
+}
+
+oprt_status_t oprt_get_reduce_sum_workspace_size(oprt_reduce_sum_descriptor_t desc, size_t *size) {
+    return workspace_size("oprt_get_reduce_sum_workspace_size", desc, size);
+}
+
+oprt_status_t oprt_execute_reduce_sum(oprt_reduce_sum_descriptor_t desc, void *workspace,
+                                size_t workspace_size, void *out, const void *in,
+                                oprt_stream_t stream) {
+    ExecArgs args;
+    args.out = out;
+    args.in0 = in;
+    args.workspace = workspace;
+    args.workspace_size = workspace_size;
+    args.stream = stream;
+    return execute("oprt_execute_reduce_sum", desc, kBackends, args);
+}
+
+oprt_status_t oprt_destroy_reduce_sum_descriptor(oprt_reduce_sum_descriptor_t desc) {
+    return destroy("oprt_destroy_reduce_sum_descriptor", desc);
+}
+
+}  // extern "C"

@@ -1,0 +1,19 @@
+// Entry points of every reduce_sum backend; the frontend (reduce_sum.cc) picks one.
+#pragma once
+
+#include "operator_runtime/detail/dispatch.h"
+#include "operator_runtime/detail/plan.h"
+
+namespace oprt::reduce_sum {
+namespace cpu {
+oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
+}
+namespace nvidia {
+oprt_status_t plan(AxisPlan &plan);
+oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
+}  // namespace nvidia
+namespace metax {
+oprt_status_t plan(AxisPlan &plan);
+oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
+}  // namespace metax
+}  // namespace oprt::reduce_sum

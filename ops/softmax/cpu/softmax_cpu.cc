@@ -1,0 +1,143 @@
+// softmax on the CPU, one row (or strided slice) per task. Rows up to
+// kBufferedRow elements are read from memory once into an f32 buffer that
+// stays in cache: max, then exp and sum in place, then scale and store.
+// Longer rows take two streaming passes: an online max and sum per chunk, then
+// exp and scale. All loops are plain arithmetic the compiler vectorizes.
+#include <algorithm>
+#include <vector>
+
+#include "operator_runtime/detail/cpu_math.h"
+#include "operator_runtime/detail/cpu_parallel.h"
+#include "operator_runtime/detail/dtype.h"
+#include "ops/softmax/softmax_backends.h"
+
+namespace oprt::softmax::cpu {
+namespace {
+
+using oprt::cpu::exp_f32;
+
+constexpr int64_t kBufferedRow = 16384;
+constexpr int64_t kChunk = 2048;
+constexpr int kLanes = 16;
+
+// Max over n values; NaN is ignored here and propagates through exp later.
+inline float max_of(const float *x, int64_t n) {
+    float lane[kLanes];
+    std::fill(lane, lane + kLanes, -__builtin_inff());
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) lane[l] = x[i + l] > lane[l] ? x[i + l] : lane[l];
+    float m = -__builtin_inff();
+    for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+    for (int l = 0; l < kLanes; ++l) m = lane[l] > m ? lane[l] : m;
+    return m;
+}
+
+// x[i] = exp(x[i] - m) in place; returns the sum.
+inline float exp_sum_inplace(float *x, int64_t n, float m) {
+    float lane[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) {
+            const float e = exp_f32(x[i + l] - m);
+            x[i + l] = e;
+            lane[l] += e;
+        }
+    float s = 0.0f;
+    for (; i < n; ++i) {
+        x[i] = exp_f32(x[i] - m);
+        s += x[i];
+    }
+    for (int l = 0; l < kLanes; ++l) s += lane[l];
+    return s;
+}
+
+template <typename T>
+inline void load(float *dst, const T *src, int64_t n, int64_t stride) {
+    if (stride == 1)
+        for (int64_t i = 0; i < n; ++i) dst[i] = to_f32(src[i]);
+    else
+        for (int64_t i = 0; i < n; ++i) dst[i] = to_f32(src[i * stride]);
+}
+
+template <typename T>
+inline void store_scaled(T *dst, const float *src, int64_t n, int64_t stride, float scale) {
+    if (stride == 1)
+        for (int64_t i = 0; i < n; ++i) dst[i] = from_f32<T>(src[i] * scale);
+    else
+        for (int64_t i = 0; i < n; ++i) dst[i * stride] = from_f32<T>(src[i] * scale);
+}
+
+template <typename T>
+void softmax_buffered(const T *in, int64_t in_stride, T *out, int64_t out_stride, int64_t n,
+                      float *buf) {
+    load(buf, in, n, in_stride);
+    const float m = max_of(buf, n);
+    const float s = exp_sum_inplace(buf, n, m);
+    store_scaled(out, buf, n, out_stride, 1.0f / s);
+}
+
+// Long rows: chunks of the row go through `buf` (kChunk floats) twice.
+template <typename T>
+void softmax_streaming(const T *in, int64_t in_stride, T *out, int64_t out_stride, int64_t n,
+                       float *buf) {
+    float m = -__builtin_inff(), s = 0.0f;
+    bool nan = false;
+    for (int64_t c = 0; c < n; c += kChunk) {
+        const int64_t len = std::min(kChunk, n - c);
+        load(buf, in + c * in_stride, len, in_stride);
+        const float cm = max_of(buf, len);
+        if (cm > m) {
+            s *= exp_f32(m - cm);  // rescale the running sum to the new max
+            m = cm;
+        }
+        const float cs = exp_sum_inplace(buf, len, m);
+        nan = nan || cs != cs;
+        s += cs;
+    }
+    const float scale = nan ? __builtin_nanf("") : 1.0f / s;
+    for (int64_t c = 0; c < n; c += kChunk) {
+        const int64_t len = std::min(kChunk, n - c);
+        load(buf, in + c * in_stride, len, in_stride);
+        for (int64_t i = 0; i < len; ++i) buf[i] = exp_f32(buf[i] - m);
+        store_scaled(out + c * out_stride, buf, len, out_stride, scale);
+    }
+}
+
+template <typename T>
+void softmax(const AxisPlan &p, const ExecArgs &args) {
+    const T *in = static_cast<const T *>(args.in0);
+    T *out = static_cast<T *>(args.out);
+    const int64_t n = p.axis_len;
+    const int64_t slices = p.outer * p.inner;
+    const bool buffered = n <= kBufferedRow;
+#pragma omp parallel if (p.in_numel >= oprt::cpu::kParallelGrain)
+    {
+        std::vector<float> buf(size_t(buffered ? n : kChunk));
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < slices; ++t) {
+            const int64_t o = t / p.inner, i = t % p.inner;
+            int64_t io, oo;
+            axis_outer_offsets(p, o, &io, &oo);
+            if (buffered)
+                softmax_buffered(in + io + i, p.in_axis_stride, out + oo + i, p.out_axis_stride, n,
+                                 buf.data());
+            else
+                softmax_streaming(in + io + i, p.in_axis_stride, out + oo + i, p.out_axis_stride,
+                                  n, buf.data());
+        }
+    }
+}
+
+}  // namespace
+
+oprt_status_t run(const AxisPlan &plan, const ExecArgs &args) {
+    switch (plan.dtype) {
+    case OPRT_DTYPE_F32: softmax<float>(plan, args); break;
+    case OPRT_DTYPE_F16: softmax<f16_t>(plan, args); break;
+    case OPRT_DTYPE_BF16: softmax<bf16_t>(plan, args); break;
+    }
+    return OPRT_SUCCESS;
+}
+
+}  // namespace oprt::softmax::cpu

@@ -1,0 +1,19 @@
+// Entry points of every softmax backend; the frontend (softmax.cc) picks one.
+#pragma once
+
+#include "operator_runtime/detail/dispatch.h"
+#include "operator_runtime/detail/plan.h"
+
+namespace oprt::softmax {
+namespace cpu {
+oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
+}
+namespace nvidia {
+oprt_status_t plan(AxisPlan &plan);
+oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
+}  // namespace nvidia
+namespace metax {
+oprt_status_t plan(AxisPlan &plan);
+oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
+}  // namespace metax
+}  // namespace oprt::softmax

@@ -1,0 +1,28 @@
+// vector_add on the CPU: the elementwise framework with a + b in f32.
+#include "operator_runtime/detail/cpu_elementwise.h"
+#include "operator_runtime/detail/dtype.h"
+#include "ops/vector_add/vector_add_backends.h"
+
+namespace oprt::vector_add::cpu {
+namespace {
+
+template <typename T>
+void add(const ElementwisePlan &p, const ExecArgs &args) {
+    oprt::cpu::elementwise(p, static_cast<T *>(args.out), static_cast<const T *>(args.in0),
+                           static_cast<const T *>(args.in1), [](T *o, const T *a, const T *b) {
+                               *o = from_f32<T>(to_f32(*a) + to_f32(*b));
+                           });
+}
+
+}  // namespace
+
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args) {
+    switch (plan.dtype) {
+    case OPRT_DTYPE_F32: add<float>(plan, args); break;
+    case OPRT_DTYPE_F16: add<f16_t>(plan, args); break;
+    case OPRT_DTYPE_BF16: add<bf16_t>(plan, args); break;
+    }
+    return OPRT_SUCCESS;
+}
+
+}  // namespace oprt::vector_add::cpu
