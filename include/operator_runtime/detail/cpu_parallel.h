@@ -1,10 +1,19 @@
-// CPU backend helpers: when to fan out over OpenMP threads.
+// CPU backend helpers: when to fan out over OpenMP threads, and vector ISA clones.
 #pragma once
 
 #include <cstdint>
 
 #if defined(_OPENMP)
 #include <omp.h>
+#endif
+
+// Compute-heavy f32 loops are compiled for AVX-512, AVX2 and baseline x86-64
+// and the loader picks the best the CPU has (GCC function multi-versioning):
+// one portable binary, full-width vectors where they exist.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define OPRT_CPU_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
+#else
+#define OPRT_CPU_CLONES
 #endif
 
 namespace oprt::cpu {

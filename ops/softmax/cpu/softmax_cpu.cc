@@ -21,7 +21,7 @@ constexpr int64_t kChunk = 2048;
 constexpr int kLanes = 16;
 
 // Max over n values; NaN is ignored here and propagates through exp later.
-inline float max_of(const float *x, int64_t n) {
+OPRT_CPU_CLONES float max_of(const float *x, int64_t n) {
     float lane[kLanes];
     std::fill(lane, lane + kLanes, -__builtin_inff());
     int64_t i = 0;
@@ -34,7 +34,7 @@ inline float max_of(const float *x, int64_t n) {
 }
 
 // x[i] = exp(x[i] - m) in place; returns the sum.
-inline float exp_sum_inplace(float *x, int64_t n, float m) {
+OPRT_CPU_CLONES float exp_sum_inplace(float *x, int64_t n, float m) {
     float lane[kLanes] = {};
     int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes)

@@ -12,7 +12,8 @@ void relu(const ElementwisePlan &p, const ExecArgs &args) {
     oprt::cpu::elementwise(p, static_cast<T *>(args.out), static_cast<const T *>(args.in0),
                            static_cast<const T *>(nullptr), [slope](T *o, const T *a, const T *) {
                                const float x = to_f32(*a);
-                               *o = from_f32<T>(x > 0.0f ? x : slope * x);
+                               const float scaled = slope * x;  // computed always: branch-free select
+                               *o = from_f32<T>(x > 0.0f ? x : scaled);
                            });
 }
 

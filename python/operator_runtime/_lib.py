@@ -1,0 +1,203 @@
+"""Loads libcamp_ops.so and declares the C API (include/operator_runtime/*.h) for ctypes.
+
+The library is found in $CAMP_BUILD_DIR, else in the first of <repo>/build-nvidia,
+<repo>/build-metax, <repo>/build-cpu that holds it (build-metax first when the
+first call asks for the metax backend). It is loaded once per process.
+"""
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+from .errors import SUCCESS, OperatorRuntimeError, error_from_status
+
+LIBRARY_NAME = "libcamp_ops.so"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_BUILD_DIRS = ("build-nvidia", "build-metax", "build-cpu")
+
+MAX_DIMS = 8
+
+# oprt_dtype_t
+DTYPE_F16 = 0
+DTYPE_F32 = 1
+DTYPE_BF16 = 2
+
+# oprt_backend_t
+BACKEND_AUTO = 0
+BACKEND_NVIDIA = 1
+BACKEND_METAX = 2
+BACKEND_CPU = 3
+BACKEND_CODES = {"auto": BACKEND_AUTO, "nvidia": BACKEND_NVIDIA, "metax": BACKEND_METAX,
+                 "cpu": BACKEND_CPU}
+
+
+class TensorView(ctypes.Structure):
+    """oprt_tensor_view_t: strides count elements, not bytes."""
+
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("dtype", ctypes.c_int),  # a C enum is an int
+        ("ndim", ctypes.c_int32),
+        ("shape", ctypes.c_int64 * MAX_DIMS),
+        ("strides", ctypes.c_int64 * MAX_DIMS),
+    ]
+
+
+_c_status = ctypes.c_int
+_view_p = ctypes.POINTER(TensorView)
+
+_API_SIGNATURES = {
+    "oprt_status_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "oprt_backend_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "oprt_dtype_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "oprt_set_backend": (_c_status, [ctypes.c_int]),
+    "oprt_get_backend": (_c_status, [ctypes.POINTER(ctypes.c_int)]),
+    "oprt_backend_is_available": (_c_status, [ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
+    "oprt_last_error_message": (ctypes.c_char_p, []),
+}
+
+# Per operator: its input count and the C type of its trailing scalar
+# argument (relu: negative_slope; reduce_sum and softmax: axis).
+OP_SIGNATURES = {
+    "copy": (1, None),
+    "vector_add": (2, None),
+    "relu": (1, ctypes.c_float),
+    "reduce_sum": (1, ctypes.c_int64),
+    "softmax": (1, ctypes.c_int64),
+}
+
+
+class OpFunctions:
+    """The four lifecycle functions of one operator, with their C signatures."""
+
+    def __init__(self, dll, name):
+        num_inputs, scalar = OP_SIGNATURES[name]
+        self.name = name
+        self.num_inputs = num_inputs
+        self.scalar_type = scalar
+        views = [_view_p] * (1 + num_inputs)
+        self.create = _bind(dll, f"oprt_create_{name}_descriptor", _c_status,
+                            [ctypes.POINTER(ctypes.c_void_p), *views] + ([scalar] if scalar else []))
+        self.workspace_size = _bind(dll, f"oprt_get_{name}_workspace_size", _c_status,
+                                    [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)])
+        self.execute = _bind(dll, f"oprt_execute_{name}", _c_status,
+                             [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+                             + [ctypes.c_void_p] * (1 + num_inputs) + [ctypes.c_void_p])
+        self.destroy = _bind(dll, f"oprt_destroy_{name}_descriptor", _c_status, [ctypes.c_void_p])
+
+
+def _bind(dll, symbol, restype, argtypes):
+    fn = getattr(dll, symbol)  # AttributeError when the library lacks it
+    fn.restype = restype
+    fn.argtypes = argtypes
+    return fn
+
+
+class Library:
+    """One loaded libcamp_ops.so; `c` holds the raw C functions under their C names."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.dll = ctypes.CDLL(str(self.path))
+        try:
+            self.c = SimpleNamespace(**{symbol: _bind(self.dll, symbol, restype, argtypes)
+                                        for symbol, (restype, argtypes) in _API_SIGNATURES.items()})
+        except AttributeError as exc:
+            raise OperatorRuntimeError(f"{self.path} is not an operator runtime library: {exc}")
+        self._ops = {}
+        self._ops_lock = threading.Lock()
+
+    def op(self, name):
+        """The C functions of operator `name`, bound on first use."""
+        functions = self._ops.get(name)
+        if functions is None:
+            with self._ops_lock:
+                try:
+                    functions = self._ops.setdefault(name, OpFunctions(self.dll, name))
+                except AttributeError as exc:
+                    raise OperatorRuntimeError(
+                        f"{self.path} lacks the {name} operator ({exc}); rebuild the library")
+        return functions
+
+    def check(self, status):
+        """Raises the error of a failed C call, with the library's thread-local message."""
+        if status != SUCCESS:
+            message = self.c.oprt_last_error_message().decode(errors="replace")
+            raise error_from_status(status, message)
+
+    def set_backend(self, code):
+        self.check(self.c.oprt_set_backend(code))
+
+    def backend_is_available(self, code):
+        available = ctypes.c_int(0)
+        self.check(self.c.oprt_backend_is_available(code, ctypes.byref(available)))
+        return bool(available.value)
+
+
+_lock = threading.Lock()
+
+    def op(self, name):
+        """The C functions of operator `name`, bound on first use."""
+        functions = self._ops.get(name)
+        if functions is None:
+            with self._ops_lock:
+                try:
+                    functions = self._ops.setdefault(name, OpFunctions(self.dll, name))
+                except AttributeError as exc:
+                    raise OperatorRuntimeError(
+                        f"{self.path} lacks the {name} operator ({exc}); rebuild the library")
+        return functions
+
+    def check(self, status):
+        """Raises the error of a failed C call, with the library's thread-local message."""
+        if status != SUCCESS:
+            raise error_from_status(status, self.last_error_message().decode(errors="replace"))
+
+    def set_backend(self, code):
+        self.check(self.set_backend_raw(code))
+
+    def backend_is_available(self, code):
+        available = ctypes.c_int(0)
+        self.check(self.backend_is_available_raw(code, ctypes.byref(available)))
+        return bool(available.value)
+
+    def __setattr__(self, key, value):
+        # The raw C functions whose names the wrappers above take.
+        if key in ("set_backend", "backend_is_available"):
+            key += "_raw"
+        super().__setattr__(key, value)
+
+
+_lock = threading.Lock()
+_library = None
+
+
+def _search_paths(prefer):
+    env = os.environ.get("CAMP_BUILD_DIR")
+    if env:
+        return [Path(env).expanduser() / LIBRARY_NAME]
+    dirs = list(DEFAULT_BUILD_DIRS)
+    if prefer == "metax":
+        dirs.remove("build-metax")
+        dirs.insert(0, "build-metax")
+    return [REPO_ROOT / d / LIBRARY_NAME for d in dirs]
+
+
+def get(prefer=None):
+    """The process's library, loaded on first use (`prefer`: the backend first asked for)."""
+    global _library
+    if _library is None:
+        with _lock:
+            if _library is None:
+                candidates = _search_paths(prefer)
+                found = next((p for p in candidates if p.is_file()), None)
+                if found is None:
+                    where = ", ".join(str(p) for p in candidates)
+                    raise OperatorRuntimeError(
+                        f"{LIBRARY_NAME} not found (looked for {where}); build it with "
+                        f"scripts/build_cpu.sh (or build_nvidia.sh / build_metax.sh), or set "
+                        f"CAMP_BUILD_DIR to the build folder")
+                _library = Library(found)
+    return _library
