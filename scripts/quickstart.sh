@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# From a fresh machine to a running project: installs the Python requirements,
+# builds the best variant this machine can run (NVIDIA when nvcc and a GPU are
+# present, else CPU), then runs every operator: checks, then the benchmark table.
+set -euo pipefail
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+"$PYTHON" -m pip install -q -r "$REPO_ROOT/requirements.txt"
+if command -v nvcc >/dev/null 2>&1 && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    variant=nvidia
+else
+    variant=cpu
+fi
+bash "$REPO_ROOT/scripts/build_$variant.sh" build
+export CAMP_BUILD_DIR="${CAMP_BUILD_DIR:-$REPO_ROOT/build-$variant}"
+"$PYTHON" "$REPO_ROOT/tests/run_ops.py" --op all --backend auto --mode all
