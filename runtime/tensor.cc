@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "operator_runtime/detail/dtype.h"
 #include "operator_runtime/detail/error.h"
@@ -111,9 +112,11 @@ OperandSpan view_span(const oprt_tensor_view_t &view) {
 
 oprt_status_t check_view(const char *op, const char *arg, const oprt_tensor_view_t *view) {
     if (view == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: %s (tensor view) is NULL", op, arg);
-    if (!dtype_is_valid(view->dtype))
+    int dtype_value;  // read as int: a C caller may store any value in the enum field
+    std::memcpy(&dtype_value, &view->dtype, sizeof dtype_value);
+    if (!dtype_is_valid(dtype_value))
         return fail(OPRT_ERR_UNSUPPORTED_DTYPE, "%s: %s.dtype = %d is not a supported dtype (f16=0, "
-                    "f32=1, bf16=2)", op, arg, int(view->dtype));
+                    "f32=1, bf16=2)", op, arg, dtype_value);
     if (view->ndim < 0 || view->ndim > OPRT_MAX_DIMS)
         return fail(OPRT_ERR_INVALID_ARG, "%s: %s.ndim = %d is outside 0..%d", op, arg,
                     int(view->ndim), OPRT_MAX_DIMS);
@@ -364,10 +367,10 @@ oprt_status_t check_execute(const ExecContract &c, const void *workspace, size_t
         if (c.allow_in_place && ptrs[k] == out && spans[k]->same_layout_as_out) continue;
         return fail(OPRT_ERR_INVALID_ARG,
                     c.allow_in_place
-                        ? "%s: out overlaps %s without being the very same memory and layout (only "
+                        ? "%s: %s overlaps %s without being the very same memory and layout (only "
                           "exact in-place is allowed)"
-                        : "%s: out overlaps %s (this operator cannot run in place)",
-                    c.op, names[k]);
+                        : "%s: %s overlaps %s (this operator cannot run in place)",
+                    c.op, names[0], names[k]);
     }
     return OPRT_SUCCESS;
 }

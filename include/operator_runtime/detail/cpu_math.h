@@ -13,7 +13,7 @@ namespace oprt::cpu {
 inline float exp_f32(float x) {
     const float kLog2e = 1.44269504088896341f;
     const float kLn2Hi = 0.693145751953125f, kLn2Lo = 1.428606765330187045e-06f;
-    const float xc = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+    const float xc = x > -87.0f ? (x < 88.0f ? x : 88.0f) : -87.0f;  // NaN -> -87: n stays in range
     const float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer, branch-free
     const float n = (xc * kLog2e + kRound) - kRound;
     const float r = (xc - n * kLn2Hi) - n * kLn2Lo;

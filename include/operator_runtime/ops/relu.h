@@ -1,4 +1,6 @@
-/* relu: out = in > 0 ? in : negative_slope * in (negative_slope 0 is the plain ReLU). */
+/* relu: out = in > 0 ? in : negative_slope * in. negative_slope == 0 is the
+ * plain ReLU, max(in, 0): relu(-inf) = 0 rather than 0 * -inf = NaN. NaN
+ * inputs give NaN for every slope. */
 #ifndef OPERATOR_RUNTIME_OPS_RELU_H_
 #define OPERATOR_RUNTIME_OPS_RELU_H_
 

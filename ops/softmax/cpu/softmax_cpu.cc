@@ -91,7 +91,9 @@ void softmax_streaming(const T *in, int64_t in_stride, T *out, int64_t out_strid
             s *= exp_f32(m - cm);  // rescale the running sum to the new max
             m = cm;
         }
-        const float cs = exp_sum_inplace(buf, len, m);
+        // While every value so far is -inf, exp(x - m) would be exp(-inf + inf) = NaN:
+        // use 0 as the reference instead (the sum stays 0, NaN inputs still give NaN).
+        const float cs = exp_sum_inplace(buf, len, m == -__builtin_inff() ? 0.0f : m);
         nan = nan || cs != cs;
         s += cs;
     }

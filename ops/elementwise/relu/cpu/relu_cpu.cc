@@ -8,13 +8,21 @@ namespace {
 
 template <typename T>
 void relu(const ElementwisePlan &p, const ExecArgs &args) {
+    T *out = static_cast<T *>(args.out);
+    const T *in = static_cast<const T *>(args.in0), *none = nullptr;
     const float slope = p.scalar;
-    oprt::cpu::elementwise(p, static_cast<T *>(args.out), static_cast<const T *>(args.in0),
-                           static_cast<const T *>(nullptr), [slope](T *o, const T *a, const T *) {
-                               const float x = to_f32(*a);
-                               const float scaled = slope * x;  // computed always: branch-free select
-                               *o = from_f32<T>(x > 0.0f ? x : scaled);
-                           });
+    if (slope == 0.0f) {  // plain ReLU: max(x, 0), NaN kept (x == x is false only for NaN)
+        oprt::cpu::elementwise(p, out, in, none, [](T *o, const T *a, const T *) {
+            const float x = to_f32(*a);
+            *o = from_f32<T>(x > 0.0f || x != x ? x : 0.0f);
+        });
+        return;
+    }
+    oprt::cpu::elementwise(p, out, in, none, [slope](T *o, const T *a, const T *) {
+        const float x = to_f32(*a);
+        const float scaled = slope * x;  // computed always: the select becomes a blend
+        *o = from_f32<T>(x > 0.0f ? x : scaled);
+    });
 }
 
 }  // namespace

@@ -1,0 +1,136 @@
+// Building blocks shared by every GPU kernel: aligned vectors for 16-byte
+// loads and stores, 64-bit thread indexing, fast 32-bit division for index
+// math, and the outer-position walk of one-axis plans. Toolchain specifics come
+// only from device_traits.cuh.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "operator_runtime/detail/device_traits.cuh"
+#include "operator_runtime/detail/plan.h"
+
+namespace oprt::gpu {
+
+// Bytes one vectorized access moves: 128-bit loads and stores.
+constexpr int kVectorBytes = 16;
+
+// Elements of T in one 16-byte access (4 f32, 8 f16/bf16).
+template <typename T>
+constexpr int vector_width() {
+    return kVectorBytes / int(sizeof(T));
+}
+
+// N elements of T read or written as one access. alignas makes the compiler
+// emit a single N * sizeof(T)-byte instruction; callers guarantee alignment.
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Vec {
+    T v[N];
+};
+
+template <int N, typename T>
+__device__ __forceinline__ Vec<T, N> load_vec(const T *p) {
+    return *reinterpret_cast<const Vec<T, N> *>(p);
+}
+
+template <int N, typename T>
+__device__ __forceinline__ void store_vec(T *p, const Vec<T, N> &v) {
+    *reinterpret_cast<Vec<T, N> *>(p) = v;
+}
+
+// 64-bit global thread index and grid-wide thread count: tensors over 2^31
+// elements must not wrap.
+__device__ __forceinline__ int64_t global_thread_index() {
+    return int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ int64_t grid_threads() { return int64_t(gridDim.x) * blockDim.x; }
+
+// NaN-ignoring max that compiles to one instruction; softmax gets NaN from the
+// sum of exp(NaN - max) instead.
+__device__ __forceinline__ float max_f32(float a, float b) { return fmaxf(a, b); }
+
+// Division by a fixed divisor with a multiply and a shift (Granlund-Montgomery,
+// as in PyTorch's IntDivider). Valid for dividends below 2^31, which the
+// 32-bit strided path guarantees.
+struct FastDivmod {
+    uint32_t divisor = 1;
+    uint32_t multiplier = 0;
+    uint32_t shift = 0;
+
+    FastDivmod() = default;
+    __host__ explicit FastDivmod(uint32_t d) : divisor(d) {
+        shift = 0;
+        while (shift < 32 && (uint64_t(1) << shift) < d) ++shift;
+        const uint64_t one = 1;
+        multiplier = uint32_t(((one << 32) * ((one << shift) - d)) / d + 1);
+    }
+    __device__ __forceinline__ uint32_t div(uint32_t n) const {
+        return (__umulhi(n, multiplier) + n) >> shift;
+    }
+};
+
+// Offsets of the outer positions of an AxisPlan, passed to kernels by value.
+// in_row_stride >= 0 overrides the input side with o * in_row_stride (used
+// when a second pass reads partial results laid out densely in workspace).
+struct OuterIndex {
+    int32_t ndim = 0;
+    int64_t in_row_stride = -1;
+    int64_t shape[OPRT_MAX_DIMS] = {};
+    int64_t in_strides[OPRT_MAX_DIMS] = {};
+    int64_t out_strides[OPRT_MAX_DIMS] = {};
+
+    __device__ __forceinline__ void offsets(int64_t o, int64_t *in_off, int64_t *out_off) const {
+        const int64_t linear = o;
+        int64_t in = 0, out = 0;
+        if (ndim == 1) {  // the common case: one multiply, no division
+            in = o * in_strides[0];
+            out = o * out_strides[0];
+        } else {
+            for (int d = ndim - 1; d > 0; --d) {
+                const int64_t q = o / shape[d];
+                const int64_t idx = o - q * shape[d];
+                in += idx * in_strides[d];
+                out += idx * out_strides[d];
+                o = q;
+            }
+            if (ndim > 0) {
+                in += o * in_strides[0];
+                out += o * out_strides[0];
+            }
+        }
+        *in_off = in_row_stride >= 0 ? linear * in_row_stride : in;
+        *out_off = out;
+    }
+};
+
+inline OuterIndex outer_index(const AxisPlan &p) {
+    OuterIndex ix;
+    ix.ndim = p.outer_ndim;
+    for (int d = 0; d < p.outer_ndim; ++d) {
+        ix.shape[d] = p.outer_shape[d];
+        ix.in_strides[d] = p.in_outer_strides[d];
+        ix.out_strides[d] = p.out_outer_strides[d];
+    }
+    return ix;
+}
+
+// ---- Host-side geometry helpers ------------------------------------------------
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+inline int64_t next_pow2(int64_t v) {
+    int64_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+inline int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+// Grid sizes stay far below the 2^31 - 1 block limit; kernels loop (grid-stride)
+// over whatever a capped grid does not cover.
+constexpr int64_t kMaxGridBlocks = int64_t(1) << 30;
+
+inline bool aligned_to(const void *p, size_t bytes) {
+    return reinterpret_cast<uintptr_t>(p) % bytes == 0;
+}
+
+}  // namespace oprt::gpu

@@ -1,0 +1,47 @@
+// Host helpers every GPU backend's launch code uses: device properties,
+// pointer checks, launch-error conversion, large shared memory. Declared once
+// here with no toolchain types; each GPU build variant defines them once
+// (runtime/nvidia/device.cu for CUDA), so launch code shared between NVIDIA
+// and MetaX calls the same names.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "operator_runtime/api.h"
+
+namespace oprt::gpu {
+
+// What plans and launches need to know about one device.
+struct DeviceInfo {
+    int device = 0;
+    int sm_count = 1;
+    int max_threads_per_sm = 2048;
+    int warp_size = 32;
+    size_t smem_per_block_optin = 48 * 1024;  // the most dynamic + static shared memory a block may opt in to
+    int cc_major = 0;
+    int cc_minor = 0;
+};
+
+// The properties of the calling thread's current device, queried once per
+// device id and cached (devices differ: never assume device 0's numbers).
+oprt_status_t current_device(const char *op, DeviceInfo *info);
+
+// OPRT_ERR_INVALID_ARG naming `arg` unless `ptr` is device or managed memory.
+// No synchronization: one pointer-attribute query.
+oprt_status_t check_device_pointer(const char *op, const char *arg, const void *ptr);
+
+// OPRT_ERR_RUNTIME with the toolchain's error name and text. `code` is the
+// toolchain's error value (cudaError_t on NVIDIA).
+oprt_status_t runtime_error(const char *op, const char *what, int code);
+
+// After one or more kernel launches: converts a launch error into
+// OPRT_ERR_RUNTIME naming the op and the kernel.
+oprt_status_t check_launch(const char *op, const char *kernel_name);
+
+// Lets `kernel` (a __global__ function's address) use `bytes` of dynamic shared
+// memory on the current device. The attribute is per device, so it is set per
+// device id, once per (kernel, size) high-water mark.
+oprt_status_t allow_dynamic_smem(const char *op, const void *kernel, size_t bytes);
+
+}  // namespace oprt::gpu

@@ -1,0 +1,29 @@
+// copy on NVIDIA GPUs: launch code. The kernels are the elementwise
+// framework's (detail/gpu_elementwise.cuh) with the functor of kernel.cuh.
+#include <cstdint>
+
+#include "operator_runtime/detail/gpu_runtime.h"
+#include "ops/copy/copy_backends.h"
+#include "ops/copy/nvidia/kernel.cuh"
+
+namespace oprt::copy::nvidia {
+namespace {
+constexpr const char *kOp = "oprt_execute_copy";
+}  // namespace
+
+oprt_status_t plan(ElementwisePlan &p) {
+    gpu::plan_elementwise(p);
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
+    oprt_status_t s;
+    if ((s = gpu::check_device_pointer(kOp, "dst", args.out)) != OPRT_SUCCESS) return s;
+    if ((s = gpu::check_device_pointer(kOp, "src", args.in0)) != OPRT_SUCCESS) return s;
+    const gpu_kernels::CopyOp op;
+    // Raw bits: both 16-bit types move as the same words.
+    if (p.dtype == OPRT_DTYPE_F32) return gpu::launch_elementwise<float, 1>(kOp, p, args, op);
+    return gpu::launch_elementwise<uint16_t, 1>(kOp, p, args, op);
+}
+
+}  // namespace oprt::copy::nvidia

@@ -1,0 +1,242 @@
+// reduce_sum kernels, shared by every GPU backend through device_traits.cuh.
+// Element (o, k, i) of the input sits at in_off(o) + k * S + i (AxisPlan);
+// sums accumulate in f32 and round once to the output type. Every sum is taken
+// in an order fixed by the plan, so results are deterministic: no atomics.
+//
+// Row kernels (the axis is dense, inner == 1) read each row with 16-byte
+// vector loads after peeling the few elements before the row's first 16-byte
+// boundary. Inner kernels (reducing a non-last axis) put threads across the
+// inner run, so every step along the axis is one coalesced read of a row.
+#pragma once
+
+#include <cstdint>
+
+#include "operator_runtime/detail/device_traits.cuh"
+#include "operator_runtime/detail/gpu_common.cuh"
+#include "operator_runtime/detail/gpu_reduce.cuh"
+
+namespace oprt::reduce_sum::gpu_kernels {
+
+using gpu::OuterIndex;
+using gpu::Vec;
+
+// Sum of p[0..n) split over `nlanes` cooperating threads (this one is `lane`).
+// Elements before the first 16-byte boundary and after the last whole vector
+// are read one by one; the middle as aligned vectors, four in flight per
+// thread, into one accumulator per vector slot (independent add chains).
+template <typename T>
+__device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, int64_t lane,
+                                          int64_t nlanes) {
+    constexpr int W = gpu::vector_width<T>();
+    const int64_t misalign = int64_t(reinterpret_cast<uintptr_t>(p) % gpu::kVectorBytes);
+    int64_t head = misalign ? (gpu::kVectorBytes - misalign) / int64_t(sizeof(T)) : 0;
+    head = head < n ? head : n;
+    float acc[W] = {};
+    for (int64_t i = lane; i < head; i += nlanes) acc[0] += dev::to_f32(p[i]);
+    const T *body = p + head;
+    const int64_t nvec = (n - head) / W;
+    int64_t q = lane;
+    for (; q + 3 * nlanes < nvec; q += 4 * nlanes) {
+        const Vec<T, W> v0 = gpu::load_vec<W>(body + q * W);
+        const Vec<T, W> v1 = gpu::load_vec<W>(body + (q + nlanes) * W);
+        const Vec<T, W> v2 = gpu::load_vec<W>(body + (q + 2 * nlanes) * W);
+        const Vec<T, W> v3 = gpu::load_vec<W>(body + (q + 3 * nlanes) * W);
+#pragma unroll
+        for (int e = 0; e < W; ++e)
+            acc[e] += (dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
+                      (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e]));
+    }
+    for (; q < nvec; q += nlanes) {
+        const Vec<T, W> v = gpu::load_vec<W>(body + q * W);
+#pragma unroll
+        for (int e = 0; e < W; ++e) acc[e] += dev::to_f32(v.v[e]);
+    }
+    for (int64_t i = head + nvec * W + lane; i < n; i += nlanes) acc[0] += dev::to_f32(p[i]);
+    float total = 0.0f;
+#pragma unroll
+    for (int e = 0; e < W; ++e) total += acc[e];
+    return total;
+}
+
+// out[o, i] = 0 for an empty axis.
+// Trivial: one thread per output; `in` is never read (it may be NULL).
+template <typename T>
+__global__ void reduce_zero_kernel(T *out, int64_t outer, int64_t inner, OuterIndex ix) {
+    for (int64_t t = gpu::global_thread_index(); t < outer * inner; t += gpu::grid_threads()) {
+        const int64_t o = t / inner;
+        int64_t io, oo;
+        ix.offsets(o, &io, &oo);
+        out[oo + (t - o * inner)] = dev::from_f32<T>(0.0f);
+    }
+}
+
+// Row sums, G lanes per row (G = warp width for rows up to a few thousand
+// elements, fewer lanes for very short rows). Idea: a row needs no shared
+// memory or barrier: G lanes stream it with vector loads and a shuffle
+// butterfly combines them; many rows per block keep the memory system busy.
+template <typename Tin, typename Tout, int G>
+__global__ void __launch_bounds__(256)
+reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
+                         OuterIndex ix) {
+    const int lane = int(threadIdx.x) % G;
+    const int64_t groups_per_block = blockDim.x / G;
+    // `base` is the same for the whole block, so every lane of a warp runs the
+    // same number of iterations and reaches the shuffles together.
+    for (int64_t base = int64_t(blockIdx.x) * groups_per_block; base < rows;
+         base += int64_t(gridDim.x) * groups_per_block) {
+        const int64_t row = base + threadIdx.x / G;
+        float acc = 0.0f;
+        int64_t io = 0, oo = 0;
+        if (row < rows) {
+            ix.offsets(row, &io, &oo);
+            acc = span_sum(in + io, L, lane, G);
+        }
+        acc = gpu::group_allreduce<G>(acc, gpu::SumOp{});
+        if (row < rows && lane == 0) out[oo] = dev::from_f32<Tout>(acc);
+    }
+}
+
+// Row sums, one block per row, for rows too long for one warp.
+// Idea: the whole block streams the row with vector loads; warps combine with
+// shuffles and then through one shared-memory slot per warp.
+template <typename Tin, typename Tout>
+__global__ void __launch_bounds__(1024)
+reduce_rows_block_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
+                         OuterIndex ix) {
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        int64_t io, oo;
+        ix.offsets(row, &io, &oo);
+        float acc = span_sum(in + io, L, threadIdx.x, blockDim.x);
+        acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
+        if (threadIdx.x == 0) out[oo] = dev::from_f32<Tout>(acc);
+    }
+}
+
+// First pass of few-long-rows sums: partial[row * chunks + c] = sum of chunk c.
+// Idea: one row (the sum of all elements, say) is cut into chunks so every SM
+// streams a share; the second pass adds each row's partials in a fixed order,
+// so the result is deterministic and the output needs no atomics or zeroing.
+template <typename T>
+__global__ void __launch_bounds__(1024)
+reduce_rows_split_kernel(const T *__restrict__ in, float *__restrict__ partial, int64_t rows, int64_t L,
+                         int64_t chunks, int64_t chunk_len, OuterIndex ix) {
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
+        const int64_t row = b / chunks;
+        const int64_t k0 = (b - row * chunks) * chunk_len;
+        const int64_t n = L - k0 < chunk_len ? L - k0 : chunk_len;
+        int64_t io, oo;
+        ix.offsets(row, &io, &oo);
+        float acc = span_sum(in + io + k0, n, threadIdx.x, blockDim.x);
+        acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
+        if (threadIdx.x == 0) partial[b] = acc;
+    }
+}
+
+// Geometry of the inner-axis kernel, by value in its parameters.
+struct InnerParams {
+    int64_t outer = 1;
+    int64_t inner = 1;
+    int64_t L = 0;          // axis length
+    int64_t S = 0;          // axis stride of the input, in elements
+    int64_t chunks = 1;     // blocks along the axis (gridDim.y)
+    int64_t chunk_len = 0;  // axis positions per chunk
+    int32_t bx = 1;         // threads across the inner run (each V elements wide)
+    int32_t by = 1;         // threads along the axis
+    int64_t tiles = 1;      // tiles of bx * V inner elements per outer position
+    OuterIndex ix;
+};
+
+// Sums over a non-last axis: out[o, i] = sum_k in[o, k, i] (or, when the axis
+// is split over gridDim.y chunks, partial[c, o, i]).
+// Idea: a block is a bx x by tile; bx threads span the inner run with V-wide
+// vector loads, so each step along the axis is one coalesced row read, and by
+// threads walk the axis in parallel; a fixed-order tree in shared memory joins
+// them. Threads hold V f32 accumulators, so rows are read once.
+template <typename Tin, typename Tout, int V>
+__global__ void __launch_bounds__(1024)
+reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
+                         float *__restrict__ partial, InnerParams p) {
+    extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
+    const int tx = int(threadIdx.x) % p.bx;
+    const int ty = int(threadIdx.x) / p.bx;
+    const int64_t c = blockIdx.y;
+    const int64_t k0 = c * p.chunk_len;
+    const int64_t k1 = p.L < k0 + p.chunk_len ? p.L : k0 + p.chunk_len;
+    const int64_t S = p.S, by = p.by;
+    for (int64_t tile = blockIdx.x; tile < p.outer * p.tiles; tile += gridDim.x) {
+        const int64_t o = tile / p.tiles;
+        const int64_t i = ((tile - o * p.tiles) * p.bx + tx) * V;
+        int64_t io, oo;
+        p.ix.offsets(o, &io, &oo);
+        float acc[V] = {};
+        if (i < p.inner) {  // inner % V == 0, so the whole vector is in range
+            const Tin *col = in + io + i;
+            int64_t k = k0 + ty;
+            for (; k + 3 * by < k1; k += 4 * by) {
+                const Vec<Tin, V> v0 = gpu::load_vec<V>(col + k * S);
+                const Vec<Tin, V> v1 = gpu::load_vec<V>(col + (k + by) * S);
+                const Vec<Tin, V> v2 = gpu::load_vec<V>(col + (k + 2 * by) * S);
+                const Vec<Tin, V> v3 = gpu::load_vec<V>(col + (k + 3 * by) * S);
+#pragma unroll
+                for (int e = 0; e < V; ++e)
+                    acc[e] += (dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
+                              (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e]));
+            }
+            for (; k < k1; k += by) {
+                const Vec<Tin, V> v = gpu::load_vec<V>(col + k * S);
+#pragma unroll
+                for (int e = 0; e < V; ++e) acc[e] += dev::to_f32(v.v[e]);
+            }
+        }
+        float *mine = tile_sums + int64_t(threadIdx.x) * V;
+#pragma unroll
+        for (int e = 0; e < V; ++e) mine[e] = acc[e];
+        __syncthreads();
+        // Halve the rows of the tile until row 0 holds the column sums.
+        for (int h = p.by / 2; h > 0; h /= 2) {
+            if (ty < h) {
+                const float *other = tile_sums + int64_t(threadIdx.x + h * p.bx) * V;
+#pragma unroll
+                for (int e = 0; e < V; ++e) mine[e] += other[e];
+            }
+            __syncthreads();
+        }
+        if (ty == 0 && i < p.inner) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                if (partial != nullptr)
+                    partial[(c * p.outer + o) * p.inner + i + e] = mine[e];
+                else
+                    out[oo + i + e] = dev::from_f32<Tout>(mine[e]);
+            }
+        }
+        __syncthreads();  // the next tile overwrites tile_sums
+    }
+}
+
+// Sums over a strided axis with one thread per output (inner == 1, axis
+// stride != 1, many outputs). Idea: neighbouring threads take neighbouring
+// outputs, which for these layouts are neighbouring addresses, so each step
+// along the axis is a coalesced read; four accumulators keep loads in flight.
+template <typename T>
+__global__ void __launch_bounds__(256)
+reduce_strided_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t outer, int64_t L, int64_t S,
+                      OuterIndex ix) {
+    for (int64_t o = gpu::global_thread_index(); o < outer; o += gpu::grid_threads()) {
+        int64_t io, oo;
+        ix.offsets(o, &io, &oo);
+        const T *p = in + io;
+        float acc[4] = {};
+        int64_t k = 0;
+        for (; k + 3 < L; k += 4) {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) acc[j] += dev::to_f32(p[(k + j) * S]);
+        }
+        for (; k < L; ++k) acc[0] += dev::to_f32(p[k * S]);
+        out[oo] = dev::from_f32<T>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+    }
+}
+
+}  // namespace oprt::reduce_sum::gpu_kernels

@@ -1,0 +1,190 @@
+// The NVIDIA backend's runtime glue: is a device present, is a pointer device
+// memory, per-device properties, and CUDA errors turned into oprt statuses.
+// Nothing here synchronizes or allocates device memory, so every execute()
+// stays stream-ordered and graph-capturable.
+#include <cuda_runtime.h>
+
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "operator_runtime/detail/backend.h"
+#include "operator_runtime/detail/error.h"
+#include "operator_runtime/detail/gpu_runtime.h"
+
+namespace oprt {
+namespace {
+
+// Device properties, one slot per device id, filled on first use.
+constexpr int kCachedDevices = 64;
+
+struct DeviceSlot {
+    std::once_flag once;
+    cudaError_t error = cudaSuccess;
+    gpu::DeviceInfo info;
+};
+DeviceSlot g_devices[kCachedDevices];
+
+cudaError_t query_device(int device, gpu::DeviceInfo *info) {
+    info->device = device;
+    int smem_optin = 0;
+    cudaError_t e;
+    if ((e = cudaDeviceGetAttribute(&info->sm_count, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&info->max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                    device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&info->warp_size, cudaDevAttrWarpSize, device)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) !=
+            cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&info->cc_major, cudaDevAttrComputeCapabilityMajor, device)) !=
+            cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&info->cc_minor, cudaDevAttrComputeCapabilityMinor, device)) !=
+            cudaSuccess)
+        return e;
+    info->smem_per_block_optin = size_t(smem_optin);
+    return cudaSuccess;
+}
+
+// Runs pure queries (pointer attributes, device attributes, function
+// attributes) with this thread in relaxed capture mode, restoring the caller's
+// mode after: they neither enqueue work nor synchronize, but a strict
+// (global / thread-local) capture may still count them as potentially unsafe
+// and invalidate the caller's graph.
+class RelaxedCaptureScope {
+public:
+    RelaxedCaptureScope() { ok_ = cudaThreadExchangeStreamCaptureMode(&mode_) == cudaSuccess; }
+    ~RelaxedCaptureScope() {
+        if (ok_) (void)cudaThreadExchangeStreamCaptureMode(&mode_);
+    }
+    RelaxedCaptureScope(const RelaxedCaptureScope &) = delete;
+    RelaxedCaptureScope &operator=(const RelaxedCaptureScope &) = delete;
+
+private:
+    cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
+    bool ok_ = false;
+};
+
+// The dynamic shared memory each kernel is already allowed on each device.
+std::mutex g_smem_mutex;
+std::vector<std::pair<const void *, size_t>> g_smem_allowed[kCachedDevices];
+
+}  // namespace
+
+namespace gpu {
+
+oprt_status_t runtime_error(const char *op, const char *what, int code) {
+    const cudaError_t e = static_cast<cudaError_t>(code);
+    return fail(OPRT_ERR_RUNTIME, "%s: %s failed: %s (%s)", op, what, cudaGetErrorName(e),
+                cudaGetErrorString(e));
+}
+
+oprt_status_t current_device(const char *op, DeviceInfo *info) {
+    RelaxedCaptureScope relaxed;
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaGetDevice", e);
+    }
+    if (device < 0 || device >= kCachedDevices) {  // beyond the cache: ask every time
+        if ((e = query_device(device, info)) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return runtime_error(op, "querying device properties", e);
+        }
+        return OPRT_SUCCESS;
+    }
+    DeviceSlot &slot = g_devices[device];
+    std::call_once(slot.once, [&] {
+        slot.error = query_device(device, &slot.info);
+        if (slot.error != cudaSuccess) (void)cudaGetLastError();
+    });
+    if (slot.error != cudaSuccess) return runtime_error(op, "querying device properties", slot.error);
+    *info = slot.info;
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t check_device_pointer(const char *op, const char *arg, const void *ptr) {
+    RelaxedCaptureScope relaxed;
+    cudaPointerAttributes attr{};
+    const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky; keep it from surfacing at the next launch check
+        return fail(OPRT_ERR_INVALID_ARG,
+                    "%s: %s = %p is not memory the CUDA runtime can identify (%s); the nvidia "
+                    "backend needs device or managed memory",
+                    op, arg, ptr, cudaGetErrorName(e));
+    }
+    if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged) return OPRT_SUCCESS;
+    return fail(OPRT_ERR_INVALID_ARG,
+                "%s: %s = %p is %s memory; the nvidia backend needs device memory (cudaMalloc) or "
+                "managed memory (cudaMallocManaged)",
+                op, arg, ptr, attr.type == cudaMemoryTypeHost ? "pinned host" : "host");
+}
+
+oprt_status_t check_launch(const char *op, const char *kernel_name) {
+    const cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) return OPRT_SUCCESS;
+    return fail(OPRT_ERR_RUNTIME, "%s: launching kernel '%s' failed: %s (%s)", op, kernel_name,
+                cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+oprt_status_t allow_dynamic_smem(const char *op, const void *kernel, size_t bytes) {
+    if (bytes <= 48 * 1024) return OPRT_SUCCESS;  // allowed without opting in
+    RelaxedCaptureScope relaxed;
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaGetDevice", e);
+    }
+    std::lock_guard<std::mutex> lock(g_smem_mutex);
+    std::vector<std::pair<const void *, size_t>> *allowed =
+        device >= 0 && device < kCachedDevices ? &g_smem_allowed[device] : nullptr;
+    if (allowed != nullptr)
+        for (const auto &entry : *allowed)
+            if (entry.first == kernel && entry.second >= bytes) return OPRT_SUCCESS;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", e);
+    }
+    if (allowed != nullptr) {
+        for (auto &entry : *allowed)
+            if (entry.first == kernel) {
+                entry.second = bytes;
+                return OPRT_SUCCESS;
+            }
+        allowed->emplace_back(kernel, bytes);
+    }
+    return OPRT_SUCCESS;
+}
+
+}  // namespace gpu
+
+namespace nvidia {
+
+bool device_available() {
+    static const bool available = [] {
+        int count = 0;
+        const cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return false;
+        }
+        return count > 0;
+    }();
+    return available;
+}
+
+bool is_device_pointer(const void *ptr) {
+    if (ptr == nullptr || !device_available()) return false;
+    RelaxedCaptureScope relaxed;
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+}  // namespace nvidia
+}  // namespace oprt

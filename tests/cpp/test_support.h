@@ -1,0 +1,242 @@
+// Shared helpers of the C++ tests: one table that drives every operator
+// through the public C API, view builders, and a guard that restores the
+// calling thread's backend.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "operator_runtime/operator_runtime.h"
+
+namespace oprt_test {
+
+enum class OpKind { kCopy, kVectorAdd, kRelu, kReduceSum, kSoftmax };
+
+// Readable names in test listings (ctest shows a parameter's printed value).
+inline void PrintTo(OpKind kind, std::ostream *os) {
+    static const char *const names[] = {"copy", "vector_add", "relu", "reduce_sum", "softmax"};
+    *os << names[int(kind)];
+}
+
+// One operator's public lifecycle, type-erased so a test can loop over all
+// five. Views and pointers beyond num_inputs are ignored; axis only matters
+// for reduce_sum/softmax and negative_slope only for relu.
+struct OpSpec {
+    OpKind kind;
+    const char *name;        // "copy": every message of this operator contains it
+    const char *create_fn;   // "oprt_create_copy_descriptor"
+    const char *execute_fn;  // "oprt_execute_copy"
+    int num_inputs;
+    const char *args[3];  // argument names as the header spells them: out first
+    bool elementwise;     // exact in-place allowed, inputs broadcast to out
+
+    oprt_status_t (*create)(void **desc, const oprt_tensor_view_t *out,
+                            const oprt_tensor_view_t *in0, const oprt_tensor_view_t *in1,
+                            int64_t axis, float negative_slope);
+    oprt_status_t (*workspace)(void *desc, size_t *size);
+    oprt_status_t (*execute)(void *desc, void *workspace, size_t workspace_size, void *out,
+                             const void *in0, const void *in1);
+    oprt_status_t (*destroy)(void *desc);
+};
+
+// Calls the typed create; `desc` may be NULL (passed through as NULL) and its
+// incoming value is what the typed out-pointer holds before the call.
+#define OPRT_TEST_CREATE(T, CALL)            \
+    [&]() -> oprt_status_t {                 \
+        if (desc == nullptr) {               \
+            T *d = nullptr;                  \
+            return CALL;                     \
+        }                                    \
+        T typed = static_cast<T>(*desc);     \
+        T *d = &typed;                       \
+        const oprt_status_t s_ = CALL;       \
+        *desc = typed;                       \
+        return s_;                           \
+    }()
+
+inline const std::vector<OpSpec> &all_ops() {
+    static const std::vector<OpSpec> ops = {
+        {OpKind::kCopy, "copy", "oprt_create_copy_descriptor", "oprt_execute_copy", 1,
+         {"dst", "src", nullptr}, true,
+         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
+            const oprt_tensor_view_t *, int64_t, float) {
+             return OPRT_TEST_CREATE(oprt_copy_descriptor_t, oprt_create_copy_descriptor(d, o, i0));
+         },
+         [](void *d, size_t *s) {
+             return oprt_get_copy_workspace_size(static_cast<oprt_copy_descriptor_t>(d), s);
+         },
+         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
+             return oprt_execute_copy(static_cast<oprt_copy_descriptor_t>(d), ws, wss, o, i0,
+                                      nullptr);
+         },
+         [](void *d) { return oprt_destroy_copy_descriptor(static_cast<oprt_copy_descriptor_t>(d)); }},
+        {OpKind::kVectorAdd, "vector_add", "oprt_create_vector_add_descriptor",
+         "oprt_execute_vector_add", 2, {"out", "a", "b"}, true,
+         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
+            const oprt_tensor_view_t *i1, int64_t, float) {
+             return OPRT_TEST_CREATE(oprt_vector_add_descriptor_t,
+                                     oprt_create_vector_add_descriptor(d, o, i0, i1));
+         },
+         [](void *d, size_t *s) {
+             return oprt_get_vector_add_workspace_size(static_cast<oprt_vector_add_descriptor_t>(d),
+                                                       s);
+         },
+         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *i1) {
+             return oprt_execute_vector_add(static_cast<oprt_vector_add_descriptor_t>(d), ws, wss,
+                                            o, i0, i1, nullptr);
+         },
+         [](void *d) {
+             return oprt_destroy_vector_add_descriptor(static_cast<oprt_vector_add_descriptor_t>(d));
+         }},
+        {OpKind::kRelu, "relu", "oprt_create_relu_descriptor", "oprt_execute_relu", 1,
+         {"out", "in", nullptr}, true,
+         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
+            const oprt_tensor_view_t *, int64_t, float slope) {
+             return OPRT_TEST_CREATE(oprt_relu_descriptor_t,
+                                     oprt_create_relu_descriptor(d, o, i0, slope));
+         },
+         [](void *d, size_t *s) {
+             return oprt_get_relu_workspace_size(static_cast<oprt_relu_descriptor_t>(d), s);
+         },
+         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
+             return oprt_execute_relu(static_cast<oprt_relu_descriptor_t>(d), ws, wss, o, i0,
+                                      nullptr);
+         },
+         [](void *d) { return oprt_destroy_relu_descriptor(static_cast<oprt_relu_descriptor_t>(d)); }},
+        {OpKind::kReduceSum, "reduce_sum", "oprt_create_reduce_sum_descriptor",
+         "oprt_execute_reduce_sum", 1, {"out", "in", nullptr}, false,
+         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
+            const oprt_tensor_view_t *, int64_t axis, float) {
+             return OPRT_TEST_CREATE(oprt_reduce_sum_descriptor_t,
+                                     oprt_create_reduce_sum_descriptor(d, o, i0, axis));
+         },
+         [](void *d, size_t *s) {
+             return oprt_get_reduce_sum_workspace_size(static_cast<oprt_reduce_sum_descriptor_t>(d),
+                                                       s);
+         },
+         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
+             return oprt_execute_reduce_sum(static_cast<oprt_reduce_sum_descriptor_t>(d), ws, wss,
+                                            o, i0, nullptr);
+         },
+         [](void *d) {
+             return oprt_destroy_reduce_sum_descriptor(static_cast<oprt_reduce_sum_descriptor_t>(d));
+         }},
+        {OpKind::kSoftmax, "softmax", "oprt_create_softmax_descriptor", "oprt_execute_softmax", 1,
+         {"out", "in", nullptr}, false,
+         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
+            const oprt_tensor_view_t *, int64_t axis, float) {
+             return OPRT_TEST_CREATE(oprt_softmax_descriptor_t,
+                                     oprt_create_softmax_descriptor(d, o, i0, axis));
+         },
+         [](void *d, size_t *s) {
+             return oprt_get_softmax_workspace_size(static_cast<oprt_softmax_descriptor_t>(d), s);
+         },
+         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
+             return oprt_execute_softmax(static_cast<oprt_softmax_descriptor_t>(d), ws, wss, o, i0,
+                                         nullptr);
+         },
+         [](void *d) {
+             return oprt_destroy_softmax_descriptor(static_cast<oprt_softmax_descriptor_t>(d));
+         }},
+    };
+    return ops;
+}
+
+#undef OPRT_TEST_CREATE
+
+inline const OpSpec &op_spec(OpKind kind) {
+    for (const OpSpec &op : all_ops())
+        if (op.kind == kind) return op;
+    std::abort();
+}
+
+inline int64_t dtype_bytes(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 2; }
+
+inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape) {
+    std::vector<int64_t> strides(shape.size());
+    int64_t s = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+        strides[d] = s;
+        s *= shape[d] > 0 ? shape[d] : 1;
+    }
+    return strides;
+}
+
+// A view with the given shape and strides (contiguous when strides is empty).
+inline oprt_tensor_view_t make_view(oprt_dtype_t dtype, const std::vector<int64_t> &shape,
+                                    std::vector<int64_t> strides = {}, void *data = nullptr) {
+    if (strides.empty()) strides = contiguous_strides(shape);
+    oprt_tensor_view_t v;
+    std::memset(&v, 0, sizeof v);
+    v.data = data;
+    v.dtype = dtype;
+    v.ndim = int32_t(shape.size());
+    for (size_t d = 0; d < shape.size() && d < OPRT_MAX_DIMS; ++d) {
+        v.shape[d] = shape[d];
+        v.strides[d] = strides[d];
+    }
+    return v;
+}
+
+// An enum holding a value outside its enumerators, stored the way a C caller
+// (or ctypes) would pass it: the raw int bits.
+template <typename E>
+E raw_enum(int value) {
+    static_assert(sizeof(E) == sizeof(int), "enum is not int-sized");
+    E e;
+    std::memcpy(&e, &value, sizeof e);
+    return e;
+}
+
+// Sets the calling thread's backend for a scope and restores the previous one.
+class BackendGuard {
+public:
+    explicit BackendGuard(oprt_backend_t backend) {
+        EXPECT_EQ(oprt_get_backend(&saved_), OPRT_SUCCESS);
+        EXPECT_EQ(oprt_set_backend(backend), OPRT_SUCCESS) << oprt_last_error_message();
+    }
+    ~BackendGuard() { oprt_set_backend(saved_); }
+    BackendGuard(const BackendGuard &) = delete;
+    BackendGuard &operator=(const BackendGuard &) = delete;
+
+private:
+    oprt_backend_t saved_ = OPRT_BACKEND_AUTO;
+};
+
+// Creates, queries the workspace, executes once and destroys right away.
+// Returns the first failing status (with the message in *error).
+inline oprt_status_t run_op(const OpSpec &op, const oprt_tensor_view_t &out,
+                            const oprt_tensor_view_t *in0, const oprt_tensor_view_t *in1,
+                            void *out_ptr, const void *in0_ptr, const void *in1_ptr, int64_t axis,
+                            float negative_slope, std::string *error) {
+    void *desc = nullptr;
+    oprt_status_t s = op.create(&desc, &out, in0, in1, axis, negative_slope);
+    if (s != OPRT_SUCCESS) {
+        if (error) *error = std::string(op.create_fn) + ": " + oprt_last_error_message();
+        return s;
+    }
+    size_t ws_size = 0;
+    s = op.workspace(desc, &ws_size);
+    if (s != OPRT_SUCCESS) {
+        if (error) *error = std::string("workspace: ") + oprt_last_error_message();
+        op.destroy(desc);
+        return s;
+    }
+    std::vector<unsigned char> ws(ws_size);
+    s = op.execute(desc, ws_size ? ws.data() : nullptr, ws_size, out_ptr, in0_ptr, in1_ptr);
+    const std::string exec_error = s != OPRT_SUCCESS ? oprt_last_error_message() : "";
+    const oprt_status_t ds = op.destroy(desc);
+    if (s != OPRT_SUCCESS) {
+        if (error) *error = std::string(op.execute_fn) + ": " + exec_error;
+        return s;
+    }
+    if (ds != OPRT_SUCCESS && error) *error = std::string("destroy: ") + oprt_last_error_message();
+    return ds;
+}
+
+}  // namespace oprt_test
