@@ -108,6 +108,7 @@ class Library:
             raise OperatorRuntimeError(f"{self.path} is not an operator runtime library: {exc}")
         self._ops = {}
         self._ops_lock = threading.Lock()
+        self._available = {}
 
     def op(self, name):
         """The C functions of operator `name`, bound on first use."""
@@ -131,43 +132,14 @@ class Library:
         self.check(self.c.oprt_set_backend(code))
 
     def backend_is_available(self, code):
-        available = ctypes.c_int(0)
-        self.check(self.c.oprt_backend_is_available(code, ctypes.byref(available)))
-        return bool(available.value)
-
-
-_lock = threading.Lock()
-
-    def op(self, name):
-        """The C functions of operator `name`, bound on first use."""
-        functions = self._ops.get(name)
-        if functions is None:
-            with self._ops_lock:
-                try:
-                    functions = self._ops.setdefault(name, OpFunctions(self.dll, name))
-                except AttributeError as exc:
-                    raise OperatorRuntimeError(
-                        f"{self.path} lacks the {name} operator ({exc}); rebuild the library")
-        return functions
-
-    def check(self, status):
-        """Raises the error of a failed C call, with the library's thread-local message."""
-        if status != SUCCESS:
-            raise error_from_status(status, self.last_error_message().decode(errors="replace"))
-
-    def set_backend(self, code):
-        self.check(self.set_backend_raw(code))
-
-    def backend_is_available(self, code):
-        available = ctypes.c_int(0)
-        self.check(self.backend_is_available_raw(code, ctypes.byref(available)))
-        return bool(available.value)
-
-    def __setattr__(self, key, value):
-        # The raw C functions whose names the wrappers above take.
-        if key in ("set_backend", "backend_is_available"):
-            key += "_raw"
-        super().__setattr__(key, value)
+        """Whether a backend is built in and has a device (asked once per backend: a
+        process's devices do not change)."""
+        available = self._available.get(code)
+        if available is None:
+            flag = ctypes.c_int(0)
+            self.check(self.c.oprt_backend_is_available(code, ctypes.byref(flag)))
+            available = self._available.setdefault(code, bool(flag.value))
+        return available
 
 
 _lock = threading.Lock()

@@ -1,0 +1,43 @@
+"""operator_runtime: Python bindings (ctypes) of the operator runtime's C API.
+
+Every operator comes in three forms, e.g. softmax(src, dim=-1) allocates its
+result, softmax_(out, src, dim=-1) writes into out, and prepare_softmax(out,
+src, dim=-1) returns a PreparedOp to run many times. Arrays are numpy arrays
+(float32, float16, ml_dtypes.bfloat16) on the host, or torch tensors / CuPy
+arrays. Every function takes backend= "auto" (where the data lives), "cpu",
+"nvidia", "metax" or "tilelang".
+
+Arrays are passed as they are, never copied behind the caller's back (the one
+exception: reduce_sum(src, dim=None) reduces src.reshape(-1), a copy when src
+cannot be viewed as 1-d). So strides must be non-negative: a reversed view
+raises ValueError; pass a contiguous copy instead.
+"""
+
+from . import _backends, _lib
+from ._backends import register_backend
+from ._prepared import PreparedOp
+from .errors import InvalidArgumentError, OperatorRuntimeError, UnsupportedDtypeError
+from .ops import (copy, copy_, prepare_copy, prepare_reduce_sum, prepare_relu, prepare_softmax,
+                  prepare_vector_add, reduce_sum, reduce_sum_, relu, relu_, softmax, softmax_,
+                  vector_add, vector_add_)
+
+
+def available_backends():
+    """Backends that can run in this process, e.g. ["cpu"] or ["cpu", "nvidia"]."""
+    return _backends.available_backends()
+
+
+def library_path():
+    """The path of the loaded libcamp_ops.so (loading it if needed)."""
+    return _lib.get().path
+
+
+__all__ = [
+    "copy", "copy_", "prepare_copy",
+    "vector_add", "vector_add_", "prepare_vector_add",
+    "relu", "relu_", "prepare_relu",
+    "reduce_sum", "reduce_sum_", "prepare_reduce_sum",
+    "softmax", "softmax_", "prepare_softmax",
+    "OperatorRuntimeError", "InvalidArgumentError", "UnsupportedDtypeError", "PreparedOp",
+    "available_backends", "library_path", "register_backend",
+]

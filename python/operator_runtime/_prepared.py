@@ -1,0 +1,125 @@
+"""PreparedOp: a descriptor and its workspace, created once and run many times."""
+
+import ctypes
+
+from . import _backends, _lib
+from ._arrays import DTYPE_NAMES, describe_all
+from .errors import OperatorRuntimeError
+
+
+class PreparedOp:
+    """One operator prepared for arrays of fixed shapes, strides, dtype and device.
+
+    Made by the prepare_<op> functions. run() computes on the arrays given to
+    prepare; run_inputs(*arrays) on new arrays of the same layout (output first,
+    as in prepare). destroy() (or leaving a `with` block) frees the descriptor.
+    """
+
+    # Class defaults, so that __del__ is safe on an object whose __init__ failed.
+    _desc = None
+    _runner = None
+
+    def __init__(self, op, operands, params, backend, func=None):
+        """Internal: use the prepare_<op> functions. `operands` come from describe_all;
+        `func` names the calling function in error messages."""
+        self.op = op
+        self._operands = operands
+        self._params = params
+        self.backend = _backends.resolve(func or f"prepare_{op}", backend, operands)
+        self.workspace_size = 0
+        self._workspace = None
+        if self.backend in _backends.PYTHON_BACKENDS:
+            prepare = _backends.python_backend(self.backend)
+            self._runner = prepare(op, tuple(o.array for o in operands), dict(params))
+            return
+        lib = _lib.get()
+        self._c = lib.op(op)
+        self._check = lib.check
+        lib.set_backend(_lib.BACKEND_CODES[self.backend])  # per thread; read by create
+        desc = ctypes.c_void_p()
+        views = [o.view() for o in operands]
+        # The op's one scalar parameter (negative_slope or dim) is the C call's last argument.
+        scalar = [self._c.scalar_type(*params.values())] if self._c.scalar_type else []
+        lib.check(self._c.create(ctypes.byref(desc), *map(ctypes.byref, views), *scalar))
+        self._desc = desc
+        self._destroy_c = self._c.destroy  # kept so __del__ needs no module globals
+        try:
+            size = ctypes.c_size_t(0)
+            lib.check(self._c.workspace_size(desc, ctypes.byref(size)))
+            self.workspace_size = size.value
+            if size.value:
+                first = operands[0]
+                self._workspace = first.kind.workspace(first, size.value)
+        except BaseException:
+            self.destroy()
+            raise
+
+    def run(self):
+        """Runs on the arrays given to prepare; returns the output array."""
+        return self._execute(self._live_operands())
+
+    def run_inputs(self, *arrays):
+        """Runs on new arrays (output first) laid out exactly like the prepared ones."""
+        prepared = self._live_operands()
+        names = tuple(o.name for o in prepared)
+        if len(arrays) != len(prepared):
+            raise TypeError(f"{self.op}.run_inputs: takes {len(prepared)} arrays "
+                            f"({', '.join(names)}), got {len(arrays)}")
+        operands = describe_all(f"{self.op}.run_inputs", names, arrays, has_out=True)
+        for new, old in zip(operands, prepared):
+            where = f"{self.op}.run_inputs: {new.name}"
+            if new.kind is not old.kind:
+                raise TypeError(f"{where} is a {new.kind.name}; prepared with a {old.kind.name}")
+            if new.dtype != old.dtype:
+                raise TypeError(f"{where} has dtype {DTYPE_NAMES[new.dtype]}; prepared with "
+                                f"{DTYPE_NAMES[old.dtype]}")
+            if new.layout() != old.layout():
+                raise ValueError(
+                    f"{where} has shape {new.shape}, strides {new.strides} on "
+                    f"{new.device_string()}; prepared with shape {old.shape}, strides "
+                    f"{old.strides} on {old.device_string()} (element strides)")
+        return self._execute(operands)
+
+    def destroy(self):
+        """Frees the descriptor and workspace; calling it again does nothing."""
+        desc, self._desc = self._desc, None
+        self._runner = None
+        self._operands = None
+        self._workspace = None
+        if desc is not None:
+            self._check(self._destroy_c(desc))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.destroy()
+
+    def __del__(self):
+        if self._desc is not None:
+            self._destroy_c(self._desc)  # status ignored: nothing can be raised from here
+
+    def __repr__(self):
+        if self._operands is None:
+            return f"PreparedOp({self.op}, destroyed)"
+        args = ", ".join(f"{o.name}={o.shape}" for o in self._operands)
+        params = "".join(f", {k}={v!r}" for k, v in self._params.items())
+        return (f"PreparedOp({self.op}, backend={self.backend}, {args}, "
+                f"dtype={DTYPE_NAMES[self._operands[0].dtype]}{params})")
+
+    def _live_operands(self):
+        if self._operands is None:
+            raise OperatorRuntimeError(f"{self.op}: this PreparedOp was destroyed")
+        return self._operands
+
+    def _execute(self, operands):
+        out = operands[0]
+        if self._runner is not None:
+            self._runner(tuple(o.array for o in operands))
+            return out.array
+        ws = self._workspace
+        ptrs = [o.ptr or None for o in operands]
+        status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
+            self._desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
+        self._check(status)
+        return out.array

@@ -1,0 +1,33 @@
+"""relu: out = src > 0 ? src : negative_slope * src (negative_slope 0 is the plain ReLU)."""
+
+import numbers
+
+from ._common import describe_input, prepare, run_once
+
+_NAMES = ("out", "src")
+
+
+def _params(func, negative_slope):
+    if not isinstance(negative_slope, numbers.Real):
+        raise TypeError(f"{func}: negative_slope must be a real number, got "
+                        f"{type(negative_slope).__name__}")
+    return {"negative_slope": float(negative_slope)}
+
+
+def relu(src, negative_slope=0.0, *, backend="auto"):
+    """A new array relu(src), allocated by src's library."""
+    params = _params("relu", negative_slope)
+    s = describe_input("relu", src)
+    return run_once("relu", "relu", _NAMES, (s.kind.empty(s, s.shape), src), params, backend)
+
+
+def relu_(out, src, negative_slope=0.0, *, backend="auto"):
+    """Writes relu(src) into out (out may be src itself); returns out."""
+    return run_once("relu_", "relu", _NAMES, (out, src), _params("relu_", negative_slope),
+                    backend)
+
+
+def prepare_relu(out, src, negative_slope=0.0, *, backend="auto"):
+    """A PreparedOp computing relu_(out, src, negative_slope)."""
+    return prepare("prepare_relu", "relu", _NAMES, (out, src),
+                   _params("prepare_relu", negative_slope), backend)

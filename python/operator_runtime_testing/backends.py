@@ -1,0 +1,56 @@
+"""Choosing the backend and the array library that tests and benchmarks run with."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .arrays import NUMPY, TorchLib
+
+GPU_BACKENDS = ("nvidia", "metax")
+
+
+@dataclass
+class Target:
+    backend: str  # what the calls pass as backend=
+    resolved: str  # where they run
+    lib: object  # the array library of their arrays (NumpyLib / TorchLib)
+    skip_reason: Optional[str] = None  # set when this target cannot run here
+
+    @property
+    def on_gpu(self):
+        return self.resolved != "cpu"
+
+
+def _torch_gpu():
+    """A TorchLib on the current CUDA device, or the reason there is none."""
+    try:
+        import torch
+    except ImportError:
+        return None, "torch is not installed (the GPU tests allocate their arrays with torch)"
+    if not torch.cuda.is_available():
+        return None, "torch sees no GPU"
+    return TorchLib("cuda"), None
+
+
+def select(requested):
+    """The Target for --backend `requested` ("auto": the GPU backend when one is built and
+    a device is visible, else cpu)."""
+    import operator_runtime as ort
+
+    try:
+        available = ort.available_backends()
+    except ort.OperatorRuntimeError as exc:
+        return Target(requested, requested, NUMPY, str(exc))
+    if requested == "auto":
+        gpu = next((b for b in GPU_BACKENDS if b in available), None)
+        lib = _torch_gpu()[0] if gpu else None
+        if lib is None:
+            return Target("auto", "cpu", NUMPY)
+        return Target("auto", gpu, lib)
+    if requested == "cpu":
+        return Target("cpu", "cpu", NUMPY)
+    if requested not in available:
+        return Target(requested, requested, NUMPY,
+                      f"backend '{requested}' is not available with {ort.library_path()} "
+                      f"(available: {', '.join(available)})")
+    lib, reason = _torch_gpu()
+    return Target(requested, requested, lib or NUMPY, reason)

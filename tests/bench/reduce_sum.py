@@ -1,0 +1,28 @@
+"""reduce_sum against ndarray.sum / Tensor.sum (dim=None: every element)."""
+
+import numpy as np
+
+import operator_runtime as ort
+
+
+def prepare(out, src, backend, dim=-1):
+    if dim is None:  # as reduce_sum(src, dim=None) does it: src as 1-d, summed over dim 0
+        return ort.prepare_reduce_sum(out.reshape(()), src.reshape(-1), dim=0, backend=backend)
+    return ort.prepare_reduce_sum(out, src, dim, backend=backend)
+
+
+def _numpy(out, src, dim=-1):
+    if dim is None:
+        return lambda: np.asarray(src.sum())
+    return lambda: np.sum(src, axis=dim, out=out)
+
+
+def _torch(out, src, dim=-1):
+    import torch
+
+    if dim is None:
+        return lambda: torch.sum(src)
+    return lambda: torch.sum(src, dim=dim, out=out)
+
+
+PEERS = {"numpy": _numpy, "torch": _torch}

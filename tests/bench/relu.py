@@ -1,0 +1,31 @@
+"""relu against np.maximum(x, 0, out=) (negative_slope 0) or a numpy select, and torch."""
+
+import numpy as np
+
+import operator_runtime as ort
+
+
+def prepare(out, src, backend, negative_slope=0.0):
+    return ort.prepare_relu(out, src, negative_slope, backend=backend)
+
+
+def _numpy(out, src, negative_slope=0.0):
+    if negative_slope == 0.0:
+        return lambda: np.maximum(src, 0, out=out)
+
+    def leaky():
+        np.multiply(src, np.asarray(negative_slope, src.dtype), out=out)
+        np.copyto(out, src, where=src > 0)
+        return out
+    return leaky
+
+
+def _torch(out, src, negative_slope=0.0):
+    import torch
+
+    if negative_slope == 0.0:
+        return lambda: torch.clamp_min(src, 0, out=out)
+    return lambda: torch.nn.functional.leaky_relu(src, negative_slope)
+
+
+PEERS = {"numpy": _numpy, "torch": _torch}

@@ -1,0 +1,27 @@
+"""softmax against a numpy softmax (max, subtract, exp, sum, divide, into `out`) and
+torch.softmax."""
+
+import numpy as np
+
+import operator_runtime as ort
+
+
+def prepare(out, src, backend, dim=-1):
+    return ort.prepare_softmax(out, src, dim, backend=backend)
+
+
+def _numpy(out, src, dim=-1):
+    def run():
+        np.subtract(src, src.max(axis=dim, keepdims=True), out=out)
+        np.exp(out, out=out)
+        return np.divide(out, out.sum(axis=dim, keepdims=True), out=out)
+    return run
+
+
+def _torch(out, src, dim=-1):
+    import torch
+
+    return lambda: torch.softmax(src, dim)
+
+
+PEERS = {"numpy": _numpy, "torch": _torch}

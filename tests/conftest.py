@@ -1,0 +1,58 @@
+"""pytest options and fixtures shared by tests/op_tests.
+
+--backend auto|cpu|nvidia|metax|tilelang (default auto: the GPU backend when one is built
+and a device is visible, else cpu). Tests that need a backend that cannot run here skip
+with the reason (pytest -rs prints it). --seed repeats a run's random data; by default a
+fresh seed is drawn and printed in the header.
+"""
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+for path in (REPO / "python", REPO / "tests"):  # the package and tests/cases without installing
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+from operator_runtime_testing import backends, cases  # noqa: E402
+
+_state = {}
+
+
+def pytest_addoption(parser):
+    parser.addoption("--backend", default="auto",
+                     choices=("auto", "cpu", "nvidia", "metax", "tilelang"),
+                     help="backend the operator tests run on (default: auto)")
+    parser.addoption("--seed", type=int, default=None,
+                     help="base seed of the random test data (default: a fresh one, printed)")
+
+
+def pytest_configure(config):
+    seed = config.getoption("--seed")
+    _state["seed"] = random.SystemRandom().randrange(2**31) if seed is None else seed
+    _state["target"] = backends.select(config.getoption("--backend"))
+
+
+def pytest_report_header(config):
+    t = _state["target"]
+    line = (f"operator_runtime: --backend {t.backend} runs on {t.resolved} with {t.lib.name} "
+            f"arrays; --seed {_state['seed']}")
+    return [line + (f"; SKIPPED: {t.skip_reason}" if t.skip_reason else "")]
+
+
+@pytest.fixture(scope="session")
+def target():
+    """The backend and array library of this run (skips when it cannot run here)."""
+    t = _state["target"]
+    if t.skip_reason:
+        pytest.skip(t.skip_reason)
+    return t
+
+
+@pytest.fixture
+def seed(request):
+    """This test's seed: the run's base seed mixed with the test's id."""
+    return cases.case_seed(_state["seed"], request.node.nodeid)
