@@ -5,7 +5,7 @@
 // output's elements), inputs checked unchanged, every descriptor destroyed
 // right after its execute. Shapes sit on both sides of the CPU kernels'
 // thresholds: the parallel grain (32768 elements), the buffered/streaming
-// softmax switch (16384) and its 2048-element chunks, the reduce split paths.
+// softmax switch (2^18 = 262144) and its 2048-element chunks, the reduce split paths.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -1088,21 +1088,21 @@ TEST_F(CpuOps, SoftmaxOddRowLengths) {
 }
 
 TEST_F(CpuOps, SoftmaxLongRowsStreaming) {
-    // 16384 is the last buffered row; longer rows stream in 2048-element chunks.
-    const int64_t lengths[] = {16383, 16384, 16385, 2048 * 9, 2048 * 9 + 1, 2048 * 20 - 1, 70001};
+    // 2^18 is the last buffered row; longer rows stream in 2048-element chunks.
+    const int64_t lengths[] = {16385, 262143, 262144, 262145, 2048 * 129, 2048 * 130 - 1};
     for (oprt_dtype_t dt : kAllDtypes)
         for (int64_t n : lengths) {
-            const int64_t rows = n > 50000 ? 1 : 2;
+            const int64_t rows = n > 262144 ? 1 : 2;
             Tensor in = make_layout(dt, {rows, n}, Layout::kContiguous), out = make_layout(dt, {rows, n}, Layout::kContiguous);
             fill_uniform(in, rng_, -4, 4);
             check_softmax(out, in, -1, ctx_of("softmax long rows", out, &in));
         }
     // Strided long rows: the axis first (inner run of 2), and a sliced row.
     for (oprt_dtype_t dt : kAllDtypes) {
-        Tensor in = make_layout(dt, {2048 * 9 + 5, 2}, Layout::kContiguous), out = make_layout(dt, {2048 * 9 + 5, 2}, Layout::kSliced);
+        Tensor in = make_layout(dt, {2048 * 129 + 5, 2}, Layout::kContiguous), out = make_layout(dt, {2048 * 129 + 5, 2}, Layout::kSliced);
         fill_uniform(in, rng_, -4, 4);
         check_softmax(out, in, 0, ctx_of("softmax long strided axis", out, &in));
-        Tensor sin = make_layout(dt, {2, 20000}, Layout::kSliced), sout = make_layout(dt, {2, 20000}, Layout::kTransposed);
+        Tensor sin = make_layout(dt, {2, 270000}, Layout::kSliced), sout = make_layout(dt, {2, 270000}, Layout::kTransposed);
         fill_uniform(sin, rng_, -4, 4);
         check_softmax(sout, sin, 1, ctx_of("softmax long sliced rows", sout, &sin));
     }
@@ -1158,7 +1158,7 @@ TEST_F(CpuOps, SoftmaxSpecialRowsBuffered) {
 }
 
 TEST_F(CpuOps, SoftmaxSpecialRowsStreaming) {
-    for (oprt_dtype_t dt : kAllDtypes) check_softmax_special_rows(dt, 20000, rng_);
+    for (oprt_dtype_t dt : kAllDtypes) check_softmax_special_rows(dt, 270000, rng_);
 }
 
 TEST_F(CpuOps, SoftmaxScalarEmptyAndBroadcast) {

@@ -16,7 +16,7 @@ namespace {
 
 using oprt::cpu::exp_f32;
 
-constexpr int64_t kBufferedRow = 16384;
+constexpr int64_t kBufferedRow = 1 << 18;  // 1 MiB of f32: mostly in a core's L2 (measured faster than streaming)
 constexpr int64_t kChunk = 2048;
 constexpr int kLanes = 16;
 
@@ -50,6 +50,11 @@ OPRT_CPU_CLONES float exp_sum_inplace(float *x, int64_t n, float m) {
     }
     for (int l = 0; l < kLanes; ++l) s += lane[l];
     return s;
+}
+
+// x[i] = exp(x[i] - m) * scale in place: the second pass of long rows.
+OPRT_CPU_CLONES void exp_scale_inplace(float *x, int64_t n, float m, float scale) {
+    for (int64_t i = 0; i < n; ++i) x[i] = exp_f32(x[i] - m) * scale;
 }
 
 template <typename T>
@@ -101,8 +106,8 @@ void softmax_streaming(const T *in, int64_t in_stride, T *out, int64_t out_strid
     for (int64_t c = 0; c < n; c += kChunk) {
         const int64_t len = std::min(kChunk, n - c);
         load(buf, in + c * in_stride, len, in_stride);
-        for (int64_t i = 0; i < len; ++i) buf[i] = exp_f32(buf[i] - m);
-        store_scaled(out + c * out_stride, buf, len, out_stride, scale);
+        exp_scale_inplace(buf, len, m, scale);
+        store_scaled(out + c * out_stride, buf, len, out_stride, 1.0f);
     }
 }
 
