@@ -113,7 +113,21 @@ oprt_status_t check_device_pointer(const char *op, const char *arg, const void *
                     "backend needs device or managed memory",
                     op, arg, ptr, cudaGetErrorName(e));
     }
-    if (attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged) return OPRT_SUCCESS;
+    if (attr.type == cudaMemoryTypeManaged) return OPRT_SUCCESS;
+    if (attr.type == cudaMemoryTypeDevice) {
+        // Kernels run on the current device; memory of another device would
+        // fault there (a sticky error that ruins the context), so say so now.
+        int current = 0;
+        if (cudaGetDevice(&current) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return OPRT_SUCCESS;  // cannot tell; the launch check will report
+        }
+        if (attr.device == current) return OPRT_SUCCESS;
+        return fail(OPRT_ERR_INVALID_ARG,
+                    "%s: %s = %p is memory of device %d but the current device is %d; make device %d "
+                    "current (cudaSetDevice, torch.cuda.device) before executing",
+                    op, arg, ptr, attr.device, current, attr.device);
+    }
     return fail(OPRT_ERR_INVALID_ARG,
                 "%s: %s = %p is %s memory; the nvidia backend needs device memory (cudaMalloc) or "
                 "managed memory (cudaMallocManaged)",

@@ -27,8 +27,8 @@ struct DeviceInfo {
 // device id and cached (devices differ: never assume device 0's numbers).
 oprt_status_t current_device(const char *op, DeviceInfo *info);
 
-// OPRT_ERR_INVALID_ARG naming `arg` unless `ptr` is device or managed memory.
-// No synchronization: one pointer-attribute query.
+// OPRT_ERR_INVALID_ARG naming `arg` unless `ptr` is managed memory or device
+// memory of the current device. No synchronization: one attribute query.
 oprt_status_t check_device_pointer(const char *op, const char *arg, const void *ptr);
 
 // OPRT_ERR_RUNTIME with the toolchain's error name and text. `code` is the

@@ -1,5 +1,6 @@
 // relu on the GPU: the elementwise framework with x > 0 ? x : slope * x in f32,
-// rounded once to the storage type (NaN stays NaN: the comparison is false).
+// rounded once to the storage type. Slope 0 is the plain ReLU, max(x, 0), so
+// relu(-inf) = 0 rather than 0 * -inf = NaN; NaN stays NaN for every slope.
 #pragma once
 
 #include "operator_runtime/detail/device_traits.cuh"
@@ -12,7 +13,8 @@ struct ReluOp {
     template <typename T>
     __device__ __forceinline__ T operator()(T a) const {
         const float x = dev::to_f32(a);
-        return dev::from_f32<T>(x > 0.0f ? x : negative_slope * x);
+        const float negative = negative_slope == 0.0f ? (x != x ? x : 0.0f) : negative_slope * x;
+        return dev::from_f32<T>(x > 0.0f ? x : negative);
     }
 };
 

@@ -1,0 +1,41 @@
+# The NVIDIA CUDA backend, included by the top-level CMakeLists.txt when
+# CAMP_ENABLE_NVIDIA=ON. Adds the CUDA kernels and the CUDA runtime glue to
+# camp_ops; the CPU backend stays in the same library.
+#
+# CMAKE_CUDA_ARCHITECTURES: scripts/build_nvidia.sh passes "native" when a GPU
+# is visible and 90 (H100/H200) otherwise. Without it we default to 90 so a
+# GPU-less machine still compiles the Hopper code paths.
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+  set(CMAKE_CUDA_ARCHITECTURES 90)
+endif()
+
+enable_language(CUDA)
+find_package(CUDAToolkit REQUIRED)
+
+# The defaults for CUDA targets created from here on (the GPU tests); camp_ops
+# exists already and gets the same settings as properties below.
+set(CMAKE_CUDA_STANDARD 17)
+set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+set(CMAKE_CUDA_EXTENSIONS OFF)
+
+file(GLOB CAMP_NVIDIA_SOURCES CONFIGURE_DEPENDS
+     ${PROJECT_SOURCE_DIR}/ops/*/nvidia/*.cu
+     ${PROJECT_SOURCE_DIR}/ops/elementwise/*/nvidia/*.cu
+     ${PROJECT_SOURCE_DIR}/runtime/nvidia/*.cu)
+target_sources(camp_ops PRIVATE ${CAMP_NVIDIA_SOURCES})
+target_compile_definitions(camp_ops PRIVATE OPRT_WITH_NVIDIA)
+
+# Static cudart: libcamp_ops.so does not depend on finding a libcudart.so of
+# the toolkit's version at run time (Python processes often carry their own).
+set_target_properties(camp_ops PROPERTIES
+  CUDA_STANDARD 17
+  CUDA_STANDARD_REQUIRED ON
+  CUDA_EXTENSIONS OFF
+  CUDA_RUNTIME_LIBRARY Static
+  CUDA_VISIBILITY_PRESET hidden)
+target_link_libraries(camp_ops PRIVATE CUDA::cudart_static)
+
+# -lineinfo keeps source lines for profilers and compute-sanitizer at no
+# speed cost; relaxed constexpr lets device code call constexpr host helpers.
+target_compile_options(camp_ops PRIVATE
+  $<$<COMPILE_LANGUAGE:CUDA>:-O3 -lineinfo --expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra>)
