@@ -8,15 +8,15 @@ set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
 mkdir -p "$LOG_DIR"
-STEPS="${STEPS:-build ctest pytest runops examples sanitize large}"
+STEPS="${STEPS:-build ctest pytest runops examples sanitize large}"  # drop build to use a carried BUILD_DIR
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$REPO_ROOT/python" PYTHONUNBUFFERED=1
 SUMMARY=()
 
-step() {  # step NAME COMMAND...: runs, logs to $LOG_DIR/NAME.log, records the last line
+step() {  # step NAME COMMAND...: runs (at most STEP_TIMEOUT s), logs to $LOG_DIR/NAME.log
     local name="$1"; shift
     local start=$SECONDS
-    "$@" >"$LOG_DIR/$name.log" 2>&1
+    timeout "${STEP_TIMEOUT:-300}" "$@" >"$LOG_DIR/$name.log" 2>&1
     local rc=$?
     local last
     last="$(grep -v '^\s*$' "$LOG_DIR/$name.log" | tail -1 | cut -c1-150)"
@@ -34,18 +34,22 @@ has() { [[ " $STEPS " == *" $1 "* ]]; }
 SUMMARY+=("system     $(sed -n 2p "$LOG_DIR/system.log")")
 
 has build && step build bash "$REPO_ROOT/scripts/build_nvidia.sh" build
-has ctest && step ctest bash -c "cd '$BUILD_DIR' && ctest --output-on-failure -j4"
+# The test binaries are run directly (not through ctest) so a build folder made
+# on another machine, whose CTest files name its paths, works here too.
+export LD_LIBRARY_PATH="$BUILD_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+GPU_TESTS="$BUILD_DIR/tests/cpp/nvidia/camp_nvidia_tests"
+has ctest && step cpp-tests "$BUILD_DIR/tests/cpp/camp_cpp_tests"
+has ctest && step gpu-tests "$GPU_TESTS"
 has pytest && step pytest python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia
-has runops && step runops python3 "$REPO_ROOT/tests/run_ops.py" --op all --backend nvidia --mode all
+has runops && step runops python3 "$REPO_ROOT/tests/run_ops.py" --op all --backend nvidia --mode "${RUNOPS_MODE:-all}"
 has examples && step examples bash -c "for e in '$REPO_ROOT'/examples/[0-9]*.py; do python3 \"\$e\" --backend nvidia || exit 1; done"
 if has sanitize; then
-    gpu_tests="$(find "$BUILD_DIR" -name 'camp_nvidia_tests' -type f | head -1)"
     for tool in memcheck racecheck initcheck synccheck; do
-        step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$gpu_tests" \
+        step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$GPU_TESTS" \
             --gtest_filter="${SANITIZE_FILTER:-*-*Large*}"
     done
 fi
-has large && step large env CAMP_LARGE_TESTS=1 "$(find "$BUILD_DIR" -name 'camp_nvidia_tests' -type f | head -1)" --gtest_filter='*Large*'
+has large && step large env CAMP_LARGE_TESTS=1 "$GPU_TESTS" --gtest_filter='*Large*'
 
 printf '\n===== summary =====\n'
 printf '%s\n' "${SUMMARY[@]}"
