@@ -28,6 +28,7 @@ target_compile_definitions(camp_ops PRIVATE OPRT_WITH_NVIDIA)
 # Static cudart: libcamp_ops.so does not depend on finding a libcudart.so of
 # the toolkit's version at run time (Python processes often carry their own).
 set_target_properties(camp_ops PROPERTIES
+  CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}"  # camp_ops predates the default above
   CUDA_STANDARD 17
   CUDA_STANDARD_REQUIRED ON
   CUDA_EXTENSIONS OFF

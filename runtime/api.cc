@@ -2,6 +2,7 @@
 // per-thread current backend.
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "operator_runtime/api.h"
@@ -11,6 +12,17 @@
 
 namespace oprt {
 namespace {
+
+// A C caller may pass any int in an enum parameter; reading it as the C++
+// enum would be undefined for values outside the enumerators.
+template <typename Enum>
+int enum_value(Enum e) {
+    int v;
+    static_assert(sizeof v == sizeof e, "C enums are int-sized");
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
 thread_local std::string t_last_error;
 thread_local oprt_backend_t t_backend = OPRT_BACKEND_AUTO;
 }  // namespace
@@ -33,7 +45,7 @@ bool backend_is_valid(int backend) {
 }
 
 static bool backend_available(oprt_backend_t backend) {
-    switch (backend) {
+    switch (enum_value(backend)) {
     case OPRT_BACKEND_AUTO:
     case OPRT_BACKEND_CPU: return true;
 #if defined(OPRT_WITH_NVIDIA)
@@ -77,7 +89,7 @@ oprt_status_t resolve_backend(const char *op, const void *data_hint, oprt_backen
 extern "C" {
 
 const char *oprt_status_string(oprt_status_t status) {
-    switch (status) {
+    switch (oprt::enum_value(status)) {
     case OPRT_SUCCESS: return "OPRT_SUCCESS";
     case OPRT_ERR_INVALID_ARG: return "OPRT_ERR_INVALID_ARG";
     case OPRT_ERR_UNSUPPORTED_DTYPE: return "OPRT_ERR_UNSUPPORTED_DTYPE";
@@ -90,7 +102,7 @@ const char *oprt_status_string(oprt_status_t status) {
 }
 
 const char *oprt_backend_string(oprt_backend_t backend) {
-    switch (backend) {
+    switch (oprt::enum_value(backend)) {
     case OPRT_BACKEND_AUTO: return "auto";
     case OPRT_BACKEND_NVIDIA: return "nvidia";
     case OPRT_BACKEND_METAX: return "metax";
@@ -100,7 +112,7 @@ const char *oprt_backend_string(oprt_backend_t backend) {
 }
 
 const char *oprt_dtype_string(oprt_dtype_t dtype) {
-    switch (dtype) {
+    switch (oprt::enum_value(dtype)) {
     case OPRT_DTYPE_F16: return "f16";
     case OPRT_DTYPE_F32: return "f32";
     case OPRT_DTYPE_BF16: return "bf16";
@@ -109,9 +121,9 @@ const char *oprt_dtype_string(oprt_dtype_t dtype) {
 }
 
 oprt_status_t oprt_set_backend(oprt_backend_t backend) {
-    if (!oprt::backend_is_valid(backend))
+    if (!oprt::backend_is_valid(oprt::enum_value(backend)))
         return oprt::fail(OPRT_ERR_INVALID_ARG, "oprt_set_backend: backend = %d is not a known backend",
-                          int(backend));
+                          oprt::enum_value(backend));
     oprt::t_backend = backend;
     return OPRT_SUCCESS;
 }
@@ -127,10 +139,10 @@ oprt_status_t oprt_backend_is_available(oprt_backend_t backend, int *available) 
     if (available == nullptr)
         return oprt::fail(OPRT_ERR_INVALID_ARG,
                           "oprt_backend_is_available: available (output pointer) is NULL");
-    if (!oprt::backend_is_valid(backend))
+    if (!oprt::backend_is_valid(oprt::enum_value(backend)))
         return oprt::fail(OPRT_ERR_INVALID_ARG,
                           "oprt_backend_is_available: backend = %d is not a known backend",
-                          int(backend));
+                          oprt::enum_value(backend));
     *available = oprt::backend_available(backend) ? 1 : 0;
     return OPRT_SUCCESS;
 }

@@ -35,11 +35,14 @@ int collapse(Dim *dims, int ndim, int num_operands, int key) {
     for (int d = 0; d < n; ++d) {
         if (m > 0) {
             Dim &prev = dims[m - 1];
-            bool mergeable = true;
+            // Overflow-checked: an empty tensor may have huge dims and strides.
+            int64_t size, step;
+            bool mergeable = !mul_overflows(prev.size, dims[d].size, &size);
             for (int k = 0; k < num_operands; ++k)
-                mergeable = mergeable && prev.stride[k] == dims[d].stride[k] * dims[d].size;
+                mergeable = mergeable && !mul_overflows(dims[d].stride[k], dims[d].size, &step) &&
+                            prev.stride[k] == step;
             if (mergeable) {
-                prev.size *= dims[d].size;
+                prev.size = size;
                 for (int k = 0; k < num_operands; ++k) prev.stride[k] = dims[d].stride[k];
                 continue;
             }
@@ -141,8 +144,8 @@ oprt_status_t check_view(const char *op, const char *arg, const oprt_tensor_view
             return fail(OPRT_ERR_INVALID_ARG, "%s: %s spans more elements than int64 can address "
                         "(overflow at dim %d)", op, arg, d);
     }
-    int64_t bytes;
-    if (mul_overflows(extent + 1, dtype_size(view->dtype), &bytes))
+    int64_t span, bytes;  // span: elements from data to one past the last; extent may be INT64_MAX
+    if (add_overflows(extent, 1, &span) || mul_overflows(span, dtype_size(view->dtype), &bytes))
         return fail(OPRT_ERR_INVALID_ARG, "%s: %s spans more bytes than int64 can address", op, arg);
     return OPRT_SUCCESS;
 }
@@ -296,12 +299,15 @@ oprt_status_t plan_axis(const char *op, const oprt_tensor_view_t *out,
                     op, got, want, ax);
     }
 
+    // An empty input (reduce_sum over an empty axis) is never addressed: its
+    // strides may be anything, so the plan holds 0 rather than offsets that overflow.
+    const bool in_empty = view_numel(*in) == 0;
     Dim dims[OPRT_MAX_DIMS];
     int n = 0;
     for (int d = 0; d < ndim; ++d) {
         if (d == ax) continue;
         dims[n].size = src.shape[d];
-        dims[n].stride[0] = src.strides[d];
+        dims[n].stride[0] = in_empty ? 0 : src.strides[d];
         dims[n].stride[1] = out_dim[d] >= 0 ? out->strides[out_dim[d]] : 0;
         ++n;
     }
@@ -310,7 +316,7 @@ oprt_status_t plan_axis(const char *op, const oprt_tensor_view_t *out,
     *plan = AxisPlan{};
     plan->dtype = in->dtype;
     plan->axis_len = src.shape[ax];
-    plan->in_axis_stride = src.strides[ax];
+    plan->in_axis_stride = in_empty ? 0 : src.strides[ax];
     plan->out_axis_stride = (!reduce && out_dim[ax] >= 0) ? out->strides[out_dim[ax]] : 0;
     if (n > 0 && dims[n - 1].stride[0] == 1 && dims[n - 1].stride[1] == 1) {
         plan->inner = dims[n - 1].size;
@@ -321,10 +327,20 @@ oprt_status_t plan_axis(const char *op, const oprt_tensor_view_t *out,
         plan->outer_shape[d] = dims[d].size;
         plan->in_outer_strides[d] = dims[d].stride[0];
         plan->out_outer_strides[d] = dims[d].stride[1];
-        plan->outer *= dims[d].size;
+        if (mul_overflows(plan->outer, dims[d].size, &plan->outer)) plan->outer = 0;  // empty: below
     }
     plan->in_numel = view_numel(*in);
     plan->out_numel = view_numel(*out);
+    if (plan->out_numel == 0) {
+        // Nothing to compute (execute returns before the backend): the plan of one
+        // empty row, which every backend plans as trivial. The dims of an empty
+        // tensor may multiply past int64, and a row count of 0 divides by zero in
+        // a backend's planning.
+        plan->axis_len = 0;
+        plan->in_axis_stride = plan->out_axis_stride = 0;
+        plan->outer = plan->inner = 1;
+        plan->outer_ndim = 0;
+    }
 
     *contract = ExecContract{};
     contract->op = op;

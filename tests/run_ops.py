@@ -1,21 +1,31 @@
 #!/usr/bin/env python3
 """Checks and benchmarks the operators, printing one table row per case as it completes.
 
-  python tests/run_ops.py --op softmax --backend cpu --mode test
-  python tests/run_ops.py --op all --mode bench --dtype f32 --shape 4096x4096
+  python3 tests/run_ops.py --op softmax --backend cpu --mode test
+  python3 tests/run_ops.py --op all --backend nvidia --mode bench --report docs/perf
+  python3 tests/run_ops.py --op softmax --mode bench --dtype bf16 --shape 8192x4096,4096x16384
 
 test:  every case of tests/cases/<op>.py in every --dtype (default all three): PASS/FAIL
        with the largest error against the float64 reference; then the api-error cases.
-bench: the BENCH cases (default f32): our prepared op against numpy (CPU) or torch (GPU),
-       timed the same way in this process; GB/s counts each input read once and the output
-       written once; speedup = peer time / our time.
---shape replaces the cases with one contiguous case of that shape (dim -1).
-The exit status is non-zero when any case fails.
+bench: first the copy ceiling of this run, then every BENCH case of tests/cases/<op>.py
+       (the GPU set on GPUs, a smaller one on the CPU; --set picks) in every --dtype (default:
+       all three on GPUs, f32 on the CPU): the kernel our plan picked, our prepared op and the
+       peer (torch on GPUs, numpy on the CPU) timed the same way in this process on the same
+       inputs, GB/s (each input read once, the output written once), % of the copy ceiling,
+       speedup = peer time / our time, and the check of what the timed calls wrote.
+       GPU times: CUDA-graph replay (columns "ours", "torch"), and CUDA events around
+       back-to-back calls from Python ("loop"). Details: python/operator_runtime_testing/bench.py.
+--shape narrows to the cases of those input shapes (sizes joined by x, 2^k allowed; repeat
+       the flag or separate shapes by commas); a shape no case has becomes a contiguous case
+       (softmax, reduce_sum: the last dim).
+--report DIR (bench) writes DIR/performance.md and DIR/roofline.png.
+The exit status is non-zero when any case fails (a wrong result, or an error).
 """
 
 import argparse
 import random
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,14 +33,23 @@ sys.path[:0] = [str(REPO / "python"), str(REPO / "tests")]  # runs from a checko
 
 import operator_runtime as ort  # noqa: E402
 from operator_runtime_testing import DTYPES, backends, run_case, run_error_case  # noqa: E402
-from operator_runtime_testing.bench import run_bench  # noqa: E402
+from operator_runtime_testing.bench import Workbench, measure_ceiling, run_bench  # noqa: E402
 from operator_runtime_testing.cases import BenchCase, case, case_seed  # noqa: E402
-from operator_runtime_testing.report import Table, fmt_err, fmt_gbps, fmt_time  # noqa: E402
+from operator_runtime_testing.report import (  # noqa: E402
+    Table, command_line, environment, fmt_err, fmt_gbps, fmt_time, write_report)
 
 import bench as bench_modules  # noqa: E402  (tests/bench)
 import cases as case_modules  # noqa: E402  (tests/cases)
 
 NUM_INPUTS = {"vector_add": 2}
+
+
+def parse_shape(text):
+    sizes = []
+    for part in text.lower().split("x"):
+        base, _, exp = part.partition("^")
+        sizes.append(int(base) ** int(exp) if exp else int(base))
+    return tuple(sizes)
 
 
 def parse_args():
@@ -40,25 +59,41 @@ def parse_args():
                    choices=("auto", "cpu", "nvidia", "metax", "tilelang"))
     p.add_argument("--mode", default="test", choices=("test", "bench", "all"))
     p.add_argument("--dtype", default=None,
-                   help="comma-separated from f32,f16,bf16 (test default: all; bench: f32)")
-    p.add_argument("--shape", default=None, help="one shape instead of the cases, e.g. 4096x4096")
+                   help="comma-separated from f32,f16,bf16 (default: all; bench on the CPU: f32)")
+    p.add_argument("--shape", action="append", default=None,
+                   help="narrow to these input shapes, e.g. 8192x4096 or 2^28 (repeatable, or "
+                        "comma-separated)")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: fresh, printed)")
+    p.add_argument("--set", default="auto", choices=("auto", "gpu", "cpu"),
+                   help="bench: which benchmark set (default: gpu on GPUs, cpu on the CPU)")
+    p.add_argument("--report", metavar="DIR", default=None,
+                   help="bench: write DIR/performance.md and DIR/roofline.png")
+    p.add_argument("--repeats", type=int, default=5, help="bench: timed repeats (the median)")
+    p.add_argument("--rotate-mib", type=float, default=None,
+                   help="bench: cycle buffer sets until a case's working set is this large "
+                        "(default: 4x the GPU's L2 / the host's last-level cache; 0: one set)")
     args = p.parse_args()
     for name in (args.dtype or "").split(","):
         if name and name not in DTYPES:
             p.error(f"--dtype {name!r}: choose from {', '.join(DTYPES)}")
     if args.shape:
-        try:
-            args.shape = tuple(int(s) for s in args.shape.lower().split("x"))
-        except ValueError:
-            p.error(f"--shape {args.shape!r}: expected sizes joined by 'x', e.g. 4096x4096")
+        shapes = []
+        for text in args.shape:
+            for item in filter(None, text.split(",")):
+                try:
+                    shapes.append(parse_shape(item.strip()))
+                except ValueError:
+                    p.error(f"--shape {item!r}: expected sizes joined by 'x', e.g. 4096x4096")
+        args.shape = list(dict.fromkeys(shapes))
+    if args.report and args.mode == "test":
+        p.error("--report needs --mode bench (or all)")
     return args
 
 
-def dtypes_for(args, mode):
+def dtypes_for(args, mode, on_gpu=False):
     if args.dtype:
         return [d for d in args.dtype.split(",") if d]
-    return list(DTYPES) if mode == "test" else ["f32"]
+    return list(DTYPES) if mode == "test" or on_gpu else ["f32"]
 
 
 def shape_params(op):
@@ -74,8 +109,8 @@ def run_tests(ops, args, target, seed):
         module = case_modules.load(op)
         cases = module.CASES
         if args.shape:
-            shapes = (args.shape,) * NUM_INPUTS.get(op, 1)
-            cases = [case("x".join(map(str, args.shape)), *shapes, params=shape_params(op))]
+            cases = [case("x".join(map(str, s)), *(s,) * NUM_INPUTS.get(op, 1),
+                          params=shape_params(op)) for s in args.shape]
         for c in cases:
             for dtype in dtypes_for(args, "test"):
                 s = case_seed(seed, op, c.name, dtype)
@@ -103,44 +138,93 @@ def run_tests(ops, args, target, seed):
     return failed
 
 
+def bench_cases(op, module, args, target):
+    """The op's benchmark set, narrowed by --shape (a shape no case has becomes one)."""
+    which = args.set if args.set != "auto" else ("gpu" if target.on_gpu else "cpu")
+    cases = list(module.BENCH[which])
+    if not args.shape:
+        return cases
+    known = cases + [c for c in module.BENCH["gpu" if which == "cpu" else "cpu"]
+                     if c.name not in {k.name for k in cases}]
+    picked = []
+    for shape in args.shape:
+        match = [c for c in known if tuple(c.inputs[0]) == shape]
+        picked += match or [BenchCase("x".join(map(str, shape)), (shape,) * NUM_INPUTS.get(op, 1),
+                                      shape_params(op),
+                                      "reduce_sum last axis" if op == "reduce_sum" else "")]
+    return picked
+
+
 def run_benchmarks(ops, args, target, seed):
+    """Prints the copy ceiling, then one row per case as it completes; returns the number of
+    failed cases (and writes the report with --report)."""
+    started = time.perf_counter()
     peer = "numpy" if target.lib.name == "numpy" else "torch"
-    columns = [("op", -10), ("case", -20), ("dtype", -5), ("ours", 10), ("GB/s", 7)]
+    rotate = None if args.rotate_mib is None else int(args.rotate_mib * 2**20)
+    wb = Workbench(target, seed, repeats=args.repeats, rotate_bytes=rotate)
+    plan = [(op, c, dtype) for op in ops for c in bench_cases(op, case_modules.load(op), args,
+                                                              target)
+            for dtype in dtypes_for(args, "bench", target.on_gpu)]
+    timing = "CUDA graph replay" if target.on_gpu else "back-to-back calls"
+    print(f"bench: {len(plan)} cases; times are medians of {args.repeats} repeats ({timing}); "
+          f"buffer sets cycled up to {wb.rotate_bytes / 2**20:.0f} MiB per case", flush=True)
+
+    ceiling = measure_ceiling(wb, bench_modules.load("copy"), case_seed(seed, "ceiling"))
+    print(f"copy ceiling ({ceiling.nbytes / 2**30:g} GiB read + written, float32): ours "
+          f"{fmt_time(ceiling.ours.best_s)} = {ceiling.ours_gbps:.0f} GB/s, {ceiling.peer_name} "
+          f"{fmt_time(ceiling.peer.best_s)} = {ceiling.peer_gbps:.0f} GB/s -> ceiling "
+          f"{ceiling.gbps:.0f} GB/s ({ceiling.source})\n", flush=True)
+
+    columns = [("#", 7), ("op", -10), ("case", -20), ("dtype", -5), ("kernel", -26),
+               ("ours", 10), ("GB/s", 7), ("%ceil", 5), (peer, 10), ("GB/s", 7), ("speedup", 7)]
     if target.on_gpu:
-        columns += [("graph", 10)]
-    columns += [(peer, 10), ("GB/s", 7)]
-    if target.on_gpu:
-        columns += [("graph", 10)]
-    columns += [("speedup", 7), ("check", -5)]
+        columns += [("ours loop", 10), (f"{peer} loop", 10)]
+    columns += [("sets", 4), ("check", -5)]
     table = Table(columns)
     table.header()
-    failed = 0
-    for op in ops:
+    results, failures = [], []
+    for i, (op, c, dtype) in enumerate(plan, 1):
         module, bench_module = case_modules.load(op), bench_modules.load(op)
-        cases = module.BENCH["gpu" if target.on_gpu else "cpu"]
-        if args.shape:
-            shapes = (args.shape,) * NUM_INPUTS.get(op, 1)
-            cases = [BenchCase("x".join(map(str, args.shape)), shapes, shape_params(op))]
-        for c in cases:
-            for dtype in dtypes_for(args, "bench"):
-                try:
-                    r = run_bench(module.OP, bench_module, c, dtype, target,
-                                        case_seed(seed, op, c.name, dtype))
-                except Exception as exc:  # noqa: BLE001 (reported as this case's failure)
-                    failed += 1
-                    table.row(op, c.name, dtype, f"FAIL: {type(exc).__name__}: {exc}")
-                    continue
-                failed += not r.ok
-                cells = [op, c.name, dtype, fmt_time(r.ours_s), fmt_gbps(r.nbytes, r.ours_s)]
-                if target.on_gpu:
-                    cells.append(fmt_time(r.ours_graph_s))
-                cells += [fmt_time(r.peer_s), fmt_gbps(r.nbytes, r.peer_s)]
-                if target.on_gpu:
-                    cells.append(fmt_time(r.peer_graph_s))
-                cells += [f"{r.peer_s / r.ours_s:.2f}x",
-                          "ok" if r.ok else f"FAIL (max rel diff {r.max_rel_diff:.2e})"]
-                table.row(*cells)
-    print(f"\nbench: {failed} failed", flush=True)
+        progress = f"{i}/{len(plan)}"
+        try:
+            r = run_bench(module.OP, bench_module, c, dtype, wb, case_seed(seed, op, c.name, dtype))
+        except Exception as exc:  # noqa: BLE001 (reported as this case's failure)
+            message = f"{type(exc).__name__}: {exc}"
+            failures.append((op, c.name, dtype, message))
+            table.row(progress, op, c.name, dtype, f"FAIL: {message}")
+            wb.release()
+            continue
+        results.append(r)
+        gbps = r.nbytes / r.ours_s / 1e9
+        cells = [progress, op, c.name, dtype, r.kernel or "-", fmt_time(r.ours_s),
+                 f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%", fmt_time(r.peer_s),
+                 fmt_gbps(r.nbytes, r.peer_s), f"{r.speedup:.2f}x"]
+        if target.on_gpu:
+            cells += [fmt_time(r.ours.loop_s), fmt_time(r.peer.loop_s)]
+        cells += [r.sets, "ok" if r.ok else f"FAIL ({r.message})"]
+        table.row(*cells)
+    failed = len(failures) + sum(not r.ok for r in results)
+    wall = time.perf_counter() - started
+    print(f"\nbench: {len(plan)} cases, {failed} failed ({wall:.0f} s)", flush=True)
+    if args.report:
+        note = (f"Each time is the median of {args.repeats} repeats of many back-to-back calls "
+                f"(whole passes over the case's buffer sets, column `sets`: cases moving less "
+                f"than {wb.rotate_bytes / 2**20:.0f} MiB cycle that many input/output sets, each "
+                f"with its own prepared op, so the working set exceeds the caches). ")
+        if target.on_gpu:
+            note += ("GPU: `ours` and `torch` are CUDA-graph replays of the calls, timed with CUDA "
+                     "events (the kernels' own time); the `loop` columns are CUDA events around "
+                     "the same calls made back to back from Python (adds each call's Python and "
+                     "launch cost). ")
+        else:
+            note += "CPU: wall time (perf_counter) around the calls. "
+        note += (f"{peer} runs in the same process on the same inputs. GB/s = (each input read "
+                 f"once + the output written once) / time; `% ceiling` is of the copy ceiling "
+                 f"below; speedup = {peer} time / our time. `check`: the outputs the timed calls "
+                 f"wrote (first and last buffer set) against a float64 reference.")
+        write_report(args.report, environment(target, ort.library_path()), command_line(),
+                     ceiling, results, failures, peer=peer, seed=seed, wall_s=wall,
+                     timing_note=note)
     return failed
 
 

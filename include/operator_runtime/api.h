@@ -59,12 +59,27 @@ typedef struct {
  * default stream. The CPU backend ignores it and runs synchronously. */
 typedef void *oprt_stream_t;
 
+/* The library's version, "MAJOR.MINOR.PATCH": the project(VERSION) of the
+ * top-level CMakeLists.txt, which is also operator_runtime.__version__ in
+ * Python and the version of the CMake package operator_runtime. */
+OPRT_API const char *oprt_version(void);
+
 OPRT_API const char *oprt_status_string(oprt_status_t status);
 OPRT_API const char *oprt_backend_string(oprt_backend_t backend);
 OPRT_API const char *oprt_dtype_string(oprt_dtype_t dtype);
 
-/* The current backend is per thread (default OPRT_BACKEND_AUTO). A descriptor
- * records the backend current when it is created and always runs there. */
+/* The current backend is per thread (default OPRT_BACKEND_AUTO): setting it on
+ * one thread changes nothing on another. A descriptor records the backend
+ * current when it is created and always runs there, whichever thread executes it.
+ *
+ * Threads: a descriptor is read-only after creation. Any number of threads may
+ * execute one descriptor (and query its workspace size) at the same time, on
+ * the GPU on as many streams, provided each call has its own output and its own
+ * workspace; the results are bit for bit those of one thread. The CPU backend
+ * runs in the calling thread (with its own OpenMP team). Creating and destroying
+ * different descriptors from different threads is safe; destroying one must not
+ * race with another call on it (kernels already launched do not need it). The
+ * error message (oprt_last_error_message) is per thread as well. */
 OPRT_API oprt_status_t oprt_set_backend(oprt_backend_t backend);
 OPRT_API oprt_status_t oprt_get_backend(oprt_backend_t *backend);
 

@@ -10,7 +10,7 @@ namespace {
 using namespace oprt;
 
 const BackendTable<ElementwisePlan> kBackends = {
-    {&copy::cpu::run, nullptr},
+    {&copy::cpu::run, &copy::cpu::plan},
     {OPRT_NVIDIA_ENTRY(copy::nvidia::run), OPRT_NVIDIA_ENTRY(copy::nvidia::plan)},
     {OPRT_METAX_ENTRY(copy::metax::run), OPRT_METAX_ENTRY(copy::metax::plan)},
 };
@@ -48,6 +48,10 @@ oprt_status_t oprt_execute_copy(oprt_copy_descriptor_t desc, void *workspace,
     args.workspace_size = workspace_size;
     args.stream = stream;
     return execute("oprt_execute_copy", desc, kBackends, args);
+}
+
+oprt_status_t oprt_get_copy_kernel_name(oprt_copy_descriptor_t desc, const char **name) {
+    return kernel_name("oprt_get_copy_kernel_name", desc, name);
 }
 
 oprt_status_t oprt_destroy_copy_descriptor(oprt_copy_descriptor_t desc) {

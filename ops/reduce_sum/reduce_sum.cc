@@ -10,7 +10,7 @@ namespace {
 using namespace oprt;
 
 const BackendTable<AxisPlan> kBackends = {
-    {&reduce_sum::cpu::run, nullptr},
+    {&reduce_sum::cpu::run, &reduce_sum::cpu::plan},
     {OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::run), OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::plan)},
     {OPRT_METAX_ENTRY(reduce_sum::metax::run), OPRT_METAX_ENTRY(reduce_sum::metax::plan)},
 };
@@ -46,6 +46,11 @@ oprt_status_t oprt_execute_reduce_sum(oprt_reduce_sum_descriptor_t desc, void *w
     args.workspace_size = workspace_size;
     args.stream = stream;
     return execute("oprt_execute_reduce_sum", desc, kBackends, args);
+}
+
+oprt_status_t oprt_get_reduce_sum_kernel_name(oprt_reduce_sum_descriptor_t desc,
+                                              const char **name) {
+    return kernel_name("oprt_get_reduce_sum_kernel_name", desc, name);
 }
 
 oprt_status_t oprt_destroy_reduce_sum_descriptor(oprt_reduce_sum_descriptor_t desc) {

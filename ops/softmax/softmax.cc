@@ -10,7 +10,7 @@ namespace {
 using namespace oprt;
 
 const BackendTable<AxisPlan> kBackends = {
-    {&softmax::cpu::run, nullptr},
+    {&softmax::cpu::run, &softmax::cpu::plan},
     {OPRT_NVIDIA_ENTRY(softmax::nvidia::run), OPRT_NVIDIA_ENTRY(softmax::nvidia::plan)},
     {OPRT_METAX_ENTRY(softmax::metax::run), OPRT_METAX_ENTRY(softmax::metax::plan)},
 };
@@ -46,6 +46,10 @@ oprt_status_t oprt_execute_softmax(oprt_softmax_descriptor_t desc, void *workspa
     args.workspace_size = workspace_size;
     args.stream = stream;
     return execute("oprt_execute_softmax", desc, kBackends, args);
+}
+
+oprt_status_t oprt_get_softmax_kernel_name(oprt_softmax_descriptor_t desc, const char **name) {
+    return kernel_name("oprt_get_softmax_kernel_name", desc, name);
 }
 
 oprt_status_t oprt_destroy_softmax_descriptor(oprt_softmax_descriptor_t desc) {

@@ -6,8 +6,9 @@
 
 namespace oprt::softmax {
 namespace cpu {
+oprt_status_t plan(AxisPlan &plan);  // names the kernel
 oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
-}
+}  // namespace cpu
 namespace nvidia {
 oprt_status_t plan(AxisPlan &plan);
 oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);

@@ -10,7 +10,7 @@ namespace {
 using namespace oprt;
 
 const BackendTable<ElementwisePlan> kBackends = {
-    {&vector_add::cpu::run, nullptr},
+    {&vector_add::cpu::run, &vector_add::cpu::plan},
     {OPRT_NVIDIA_ENTRY(vector_add::nvidia::run), OPRT_NVIDIA_ENTRY(vector_add::nvidia::plan)},
     {OPRT_METAX_ENTRY(vector_add::metax::run), OPRT_METAX_ENTRY(vector_add::metax::plan)},
 };
@@ -50,6 +50,11 @@ oprt_status_t oprt_execute_vector_add(oprt_vector_add_descriptor_t desc, void *w
     args.workspace_size = workspace_size;
     args.stream = stream;
     return execute("oprt_execute_vector_add", desc, kBackends, args);
+}
+
+oprt_status_t oprt_get_vector_add_kernel_name(oprt_vector_add_descriptor_t desc,
+                                              const char **name) {
+    return kernel_name("oprt_get_vector_add_kernel_name", desc, name);
 }
 
 oprt_status_t oprt_destroy_vector_add_descriptor(oprt_vector_add_descriptor_t desc) {

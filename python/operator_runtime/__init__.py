@@ -22,6 +22,24 @@ from .ops import (copy, copy_, prepare_copy, prepare_reduce_sum, prepare_relu, p
                   vector_add, vector_add_)
 
 
+def _package_version():
+    try:
+        from ._version import version  # written into the installed package by the build
+    except ImportError:  # imported from a source checkout: the same number, from CMakeLists.txt
+        version = _lib.source_tree_version() or "0+unknown"
+    return version
+
+
+# The project(VERSION) of CMakeLists.txt, the one place it is written; the same
+# as oprt_version() of a library built from the same tree (library_version()).
+__version__ = _package_version()
+
+
+def library_version():
+    """oprt_version() of the loaded libcamp_ops.so (loading it if needed)."""
+    return _lib.get().version()
+
+
 def available_backends():
     """Backends that can run in this process, e.g. ["cpu"] or ["cpu", "nvidia"]."""
     return _backends.available_backends()
@@ -39,5 +57,5 @@ __all__ = [
     "reduce_sum", "reduce_sum_", "prepare_reduce_sum",
     "softmax", "softmax_", "prepare_softmax",
     "OperatorRuntimeError", "InvalidArgumentError", "UnsupportedDtypeError", "PreparedOp",
-    "available_backends", "library_path", "register_backend",
+    "available_backends", "library_path", "library_version", "register_backend",
 ]

@@ -1,12 +1,17 @@
 """Loads libcamp_ops.so and declares the C API (include/operator_runtime/*.h) for ctypes.
 
-The library is found in $CAMP_BUILD_DIR, else in the first of <repo>/build-nvidia,
-<repo>/build-metax, <repo>/build-cpu that holds it (build-metax first when the
-first call asks for the metax backend). It is loaded once per process.
+The library is looked for, in this order, and loaded once per process:
+1. $CAMP_BUILD_DIR/libcamp_ops.so when CAMP_BUILD_DIR is set (and nowhere else);
+2. the library installed inside this package by `pip install .` or `pip install -e .`;
+3. in a source checkout (the package imported from <repo>/python), the first of
+   <repo>/build-nvidia, <repo>/build-metax, <repo>/build-cpu that holds it
+   (build-metax first when the first call asks for the metax backend).
 """
 
 import ctypes
 import os
+import re
+import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,6 +21,8 @@ from .errors import SUCCESS, OperatorRuntimeError, error_from_status
 LIBRARY_NAME = "libcamp_ops.so"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BUILD_DIRS = ("build-nvidia", "build-metax", "build-cpu")
+# The one place the version is written (pyproject.toml reads it with the same pattern).
+_CMAKE_VERSION = re.compile(r"project\(\s*operator_runtime\s+VERSION\s+([0-9]+\.[0-9]+\.[0-9]+)")
 
 MAX_DIMS = 8
 
@@ -70,7 +77,8 @@ OP_SIGNATURES = {
 
 
 class OpFunctions:
-    """The four lifecycle functions of one operator, with their C signatures."""
+    """The lifecycle functions of one operator (and its kernel-name query), with their C
+    signatures."""
 
     def __init__(self, dll, name):
         num_inputs, scalar = OP_SIGNATURES[name]
@@ -86,6 +94,8 @@ class OpFunctions:
                              [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
                              + [ctypes.c_void_p] * (1 + num_inputs) + [ctypes.c_void_p])
         self.destroy = _bind(dll, f"oprt_destroy_{name}_descriptor", _c_status, [ctypes.c_void_p])
+        self.kernel_name = _bind(dll, f"oprt_get_{name}_kernel_name", _c_status,
+                                 [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)])
 
 
 def _bind(dll, symbol, restype, argtypes):
@@ -128,6 +138,15 @@ class Library:
             message = self.c.oprt_last_error_message().decode(errors="replace")
             raise error_from_status(status, message)
 
+    def version(self):
+        """oprt_version(): the version the library was built as."""
+        fn = getattr(self.dll, "oprt_version", None)
+        if fn is None:
+            raise OperatorRuntimeError(f"{self.path} predates oprt_version(); rebuild the library")
+        fn.restype = ctypes.c_char_p
+        fn.argtypes = []
+        return fn().decode()
+
     def set_backend(self, code):
         self.check(self.c.oprt_set_backend(code))
 
@@ -146,15 +165,39 @@ _lock = threading.Lock()
 _library = None
 
 
+def in_source_tree():
+    """Whether this package is imported from a source checkout (<repo>/python)."""
+    return (Path(__file__).resolve().parent.parent.name == "python"
+            and (REPO_ROOT / "CMakeLists.txt").is_file())
+
+
+def source_tree_version():
+    """project(VERSION) of the checkout's CMakeLists.txt, or None outside a checkout."""
+    if not in_source_tree():
+        return None
+    match = _CMAKE_VERSION.search((REPO_ROOT / "CMakeLists.txt").read_text())
+    return match.group(1) if match else None
+
+
+def package_library_paths():
+    """Where an installed library sits: the package's own folders (an editable
+    install adds the install tree to the package's __path__)."""
+    package = sys.modules[__package__]
+    return [Path(p) / LIBRARY_NAME for p in package.__path__]
+
+
 def _search_paths(prefer):
     env = os.environ.get("CAMP_BUILD_DIR")
     if env:
         return [Path(env).expanduser() / LIBRARY_NAME]
-    dirs = list(DEFAULT_BUILD_DIRS)
-    if prefer == "metax":
-        dirs.remove("build-metax")
-        dirs.insert(0, "build-metax")
-    return [REPO_ROOT / d / LIBRARY_NAME for d in dirs]
+    paths = package_library_paths()
+    if in_source_tree():
+        dirs = list(DEFAULT_BUILD_DIRS)
+        if prefer == "metax":
+            dirs.remove("build-metax")
+            dirs.insert(0, "build-metax")
+        paths += [REPO_ROOT / d / LIBRARY_NAME for d in dirs]
+    return paths
 
 
 def get(prefer=None):
@@ -168,8 +211,9 @@ def get(prefer=None):
                 if found is None:
                     where = ", ".join(str(p) for p in candidates)
                     raise OperatorRuntimeError(
-                        f"{LIBRARY_NAME} not found (looked for {where}); build it with "
-                        f"scripts/build_cpu.sh (or build_nvidia.sh / build_metax.sh), or set "
-                        f"CAMP_BUILD_DIR to the build folder")
+                        f"{LIBRARY_NAME} not found (looked for {where}); install the package "
+                        f"with `pip install .`, or build it with scripts/build_cpu.sh (or "
+                        f"build_nvidia.sh / build_metax.sh), or set CAMP_BUILD_DIR to the "
+                        f"build folder")
                 _library = Library(found)
     return _library

@@ -1,6 +1,7 @@
 """PreparedOp: a descriptor and its workspace, created once and run many times."""
 
 import ctypes
+import threading
 
 from . import _backends, _lib
 from ._arrays import DTYPE_NAMES, describe_all
@@ -18,6 +19,7 @@ class PreparedOp:
     # Class defaults, so that __del__ is safe on an object whose __init__ failed.
     _desc = None
     _runner = None
+    _calls = None  # C descriptor only: guards _desc and counts the C calls using it
 
     def __init__(self, op, operands, params, backend, func=None):
         """Internal: use the prepare_<op> functions. `operands` come from describe_all;
@@ -37,12 +39,14 @@ class PreparedOp:
         self._check = lib.check
         lib.set_backend(_lib.BACKEND_CODES[self.backend])  # per thread; read by create
         desc = ctypes.c_void_p()
+        self._destroy_c = self._c.destroy  # kept so __del__ needs no module globals
+        self._calls = threading.Condition(threading.Lock())
+        self._in_flight = 0  # C calls using _desc now, in any thread: destroy() waits for them
         views = [o.view() for o in operands]
         # The op's one scalar parameter (negative_slope or dim) is the C call's last argument.
         scalar = [self._c.scalar_type(*params.values())] if self._c.scalar_type else []
         lib.check(self._c.create(ctypes.byref(desc), *map(ctypes.byref, views), *scalar))
         self._desc = desc
-        self._destroy_c = self._c.destroy  # kept so __del__ needs no module globals
         try:
             size = ctypes.c_size_t(0)
             lib.check(self._c.workspace_size(desc, ctypes.byref(size)))
@@ -53,6 +57,20 @@ class PreparedOp:
         except BaseException:
             self.destroy()
             raise
+
+    @property
+    def kernel_name(self):
+        """The kernel the C library's plan picked for these arrays, e.g. "cpu.rows_buffered"
+        (for logs and benchmarks; None for a backend written in Python)."""
+        if self._runner is not None:
+            return None
+        desc = self._enter_call()
+        try:
+            name = ctypes.c_char_p()
+            self._check(self._c.kernel_name(desc, ctypes.byref(name)))
+        finally:
+            self._exit_call()
+        return (name.value or b"").decode()
 
     def run(self):
         """Runs on the arrays given to prepare; returns the output array."""
@@ -81,11 +99,22 @@ class PreparedOp:
         return self._execute(operands)
 
     def destroy(self):
-        """Frees the descriptor and workspace; calling it again does nothing."""
-        desc, self._desc = self._desc, None
-        self._runner = None
-        self._operands = None
-        self._workspace = None
+        """Frees the descriptor and workspace; calling it again does nothing. Safe from
+        any thread: it waits for runs in progress in other threads, and frees the
+        descriptor exactly once."""
+        calls = self._calls
+        if calls is None:  # a Python backend, or __init__ failed before create
+            self._runner = None
+            self._operands = None
+            self._workspace = None
+            return
+        with calls:
+            desc, self._desc = self._desc, None
+            self._runner = None
+            self._operands = None
+            while self._in_flight:
+                calls.wait()
+            self._workspace = None  # after the runs that may still be using it
         if desc is not None:
             self._check(self._destroy_c(desc))
 
@@ -96,8 +125,11 @@ class PreparedOp:
         self.destroy()
 
     def __del__(self):
-        if self._desc is not None:
-            self._destroy_c(self._desc)  # status ignored: nothing can be raised from here
+        # No call is in flight: each holds a reference to self. At interpreter exit
+        # this runs too; it uses only attributes of self, no module globals.
+        desc, self._desc = self._desc, None
+        if desc is not None:
+            self._destroy_c(desc)  # status ignored: nothing can be raised from here
 
     def __repr__(self):
         if self._operands is None:
@@ -117,9 +149,27 @@ class PreparedOp:
         if self._runner is not None:
             self._runner(tuple(o.array for o in operands))
             return out.array
-        ws = self._workspace
-        ptrs = [o.ptr or None for o in operands]
-        status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
-            self._desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
+        desc = self._enter_call()
+        try:
+            ws = self._workspace
+            ptrs = [o.ptr or None for o in operands]
+            status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
+                desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
+        finally:
+            self._exit_call()
         self._check(status)
         return out.array
+
+    def _enter_call(self):
+        """The live descriptor, counted as in use until _exit_call (destroy() waits)."""
+        with self._calls:
+            if self._desc is None:
+                raise OperatorRuntimeError(f"{self.op}: this PreparedOp was destroyed")
+            self._in_flight += 1
+            return self._desc
+
+    def _exit_call(self):
+        with self._calls:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._calls.notify_all()

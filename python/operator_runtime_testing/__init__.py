@@ -5,9 +5,9 @@ reference   float64 numpy references of every operator
 assertions  tolerances by dtype and the comparison with a reference
 backends    which backend and array library a run uses
 cases       case descriptions and the routine that checks a case
-bench       one benchmark case against the peer library
+bench       benchmark cases against the peer library, the copy ceiling, the check
 timing      CPU (perf_counter) and GPU (CUDA events, CUDA graphs) timing
-report      result tables
+report      result tables, performance.md and the roofline plot
 """
 
 from . import arrays, assertions, backends, bench, cases, reference, report, timing

@@ -63,11 +63,13 @@ class ErrorCase:
 
 @dataclass(frozen=True)
 class BenchCase:
-    """A benchmark: input shapes and params; dtype defaults to the run's --dtype."""
+    """A benchmark: contiguous inputs of these shapes, params; run in each of the run's dtypes.
+    series names the line of the roofline plot it belongs to (default: the operator)."""
 
     name: str
     inputs: tuple
     params: dict = field(default_factory=dict)
+    series: str = ""
 
 
 @dataclass(frozen=True)

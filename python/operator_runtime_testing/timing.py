@@ -1,63 +1,119 @@
-"""Timing a zero-argument function: median wall time on the CPU, CUDA events on GPUs."""
+"""Timing a computation the way the benchmarks do: medians of repeats of many back-to-back calls.
 
+`fns` is a list of zero-argument functions, one per buffer set: call i runs fns[i % len(fns)],
+so a working set larger than the caches is cycled and every call reads memory, not cache. A
+repeat always covers whole passes over the sets.
+
+GPU (torch's current stream), two figures per computation:
+  loop   CUDA events around `iters` back-to-back calls from Python: includes each call's
+         Python and launch cost (~5-10 us), so small kernels measure that overhead.
+  graph  the same `iters` calls captured once in a CUDA graph, events around its replay:
+         the kernels' own time plus ~0.5 us of launch each. The benchmark's main figure.
+CPU: time.perf_counter around back-to-back calls (loop only).
+
+Never time one launch alone with two events: that measures ~16 us of overhead.
+"""
+
+import math
 import statistics
 import time
+from dataclasses import dataclass
+from typing import Optional
+
+MAX_GRAPH_CALLS = 4096  # calls captured in one graph (more only when there are more sets)
 
 
-def time_cpu(fn, budget_s=1.0, min_repeats=3, max_repeats=100):
-    """Median seconds of fn() over repeats that fill about budget_s (at least min_repeats).
+@dataclass
+class Timing:
+    loop_s: float  # median seconds per call, back-to-back calls
+    graph_s: Optional[float]  # GPU: median seconds per call in a CUDA graph replay
+    iters: int  # calls per repeat
+    repeats: int
 
-    One untimed call first: page faults, cold caches and thread-pool start-up are
-    not what we measure.
-    """
-    fn()
-    times = []
-    start = time.perf_counter()
-    while len(times) < max_repeats and (
-            len(times) < min_repeats or time.perf_counter() - start < budget_s):
-        t0 = time.perf_counter()
+    @property
+    def best_s(self):
+        """The benchmark's figure: graph replay where there is one, else the loop."""
+        return self.graph_s if self.graph_s is not None else self.loop_s
+
+
+def _sequence(fns, iters):
+    n = len(fns)
+    return [fns[i % n] for i in range(iters)]
+
+
+def _iters_for(fns, per_call_s, target_s, max_calls=None):
+    """Calls per repeat: whole passes over the sets, about target_s long."""
+    n = len(fns)
+    passes = max(1, math.ceil(target_s / max(per_call_s * n, 1e-9)))
+    if max_calls is not None:
+        passes = max(1, min(passes, max_calls // n))
+    return n * passes
+
+
+def time_cpu(fns, target_s=0.02, repeats=5, budget_s=3.0):
+    """Timing (loop only) of the calls on the host: median over `repeats` (at least 3, fewer
+    than asked when one repeat would overrun budget_s / repeats).
+
+    One untimed pass over the sets first: page faults, cold caches and thread-pool start-up
+    are not what we measure."""
+    for fn in fns:
         fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    t0 = time.perf_counter()
+    for fn in fns:
+        fn()
+    per_call = (time.perf_counter() - t0) / len(fns)
+    iters = _iters_for(fns, per_call, target_s)
+    repeats = max(3, min(repeats, int(budget_s / max(per_call * iters, 1e-9))))
+    seq = _sequence(fns, iters)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for fn in seq:
+            fn()
+        times.append((time.perf_counter() - t0) / iters)
+    return Timing(statistics.median(times), None, iters, repeats)
 
 
-def time_gpu(fn, budget_s=0.2, graph=True):
-    """Seconds per fn() on the current CUDA stream: (events, graph).
-
-    events: CUDA events around many back-to-back calls (includes the Python and
-    launch overhead of each call). graph: the same calls captured once in a CUDA
-    graph and replayed, which leaves mostly the kernels' own time (None when
-    graph is False). fn must only enqueue work on torch's current stream.
-    """
+def time_gpu(fns, target_s=0.01, repeats=5, graph=True):
+    """Timing of the calls on torch's current CUDA stream: events around back-to-back calls
+    (loop) and around the replay of a CUDA graph of the same calls (graph; None when graph
+    is False). Each fn must only enqueue work on the current stream (no synchronization,
+    no host reads), as prepared ops and torch ops do."""
     import torch
 
-    fn()  # warm-up; also any lazy initialization, which must not be captured
+    for fn in fns:  # warm-up: lazy initialization must not happen during capture
+        fn()
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    end.record()
-    end.synchronize()
-    one = max(start.elapsed_time(end) / 1e3, 1e-6)
-    iters = int(min(1000, max(10, budget_s / one)))
 
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    end.synchronize()
-    events = start.elapsed_time(end) / 1e3 / iters
+    def events(body):
+        start.record()
+        body()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / 1e3
+
+    def run_all(seq):
+        def body():
+            for fn in seq:
+                fn()
+        return body
+
+    per_call = events(run_all(fns)) / len(fns)
+    iters = _iters_for(fns, per_call, target_s, max(MAX_GRAPH_CALLS, len(fns)))
+    seq = _sequence(fns, iters)
+    loop = statistics.median(events(run_all(seq)) / iters for _ in range(repeats))
     if not graph:
-        return events, None
+        return Timing(loop, None, iters, repeats)
 
     g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):  # makes a side stream current: fn() enqueues onto it
-        for _ in range(iters):
+    with torch.cuda.graph(g):  # makes a side stream current: every fn enqueues onto it
+        for fn in seq:
             fn()
-    g.replay()  # warm-up replay
-    torch.cuda.synchronize()
-    start.record()
-    g.replay()
-    end.record()
-    end.synchronize()
-    return events, start.elapsed_time(end) / 1e3 / iters
+    try:
+        g.replay()  # warm-up replay
+        torch.cuda.synchronize()
+        replay = statistics.median(events(g.replay) / iters for _ in range(repeats))
+    finally:
+        del g
+    return Timing(loop, replay, iters, repeats)

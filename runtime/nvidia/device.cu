@@ -4,6 +4,7 @@
 // stays stream-ordered and graph-capturable.
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -66,6 +67,8 @@ private:
 // The dynamic shared memory each kernel is already allowed on each device.
 std::mutex g_smem_mutex;
 std::vector<std::pair<const void *, size_t>> g_smem_allowed[kCachedDevices];
+// The kernels already allowed clusters above 8 blocks on each device (same mutex).
+std::vector<const void *> g_large_clusters[kCachedDevices];
 
 }  // namespace
 
@@ -169,6 +172,75 @@ oprt_status_t allow_dynamic_smem(const char *op, const void *kernel, size_t byte
             }
         allowed->emplace_back(kernel, bytes);
     }
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t allow_large_clusters(const char *op, const void *kernel) {
+    RelaxedCaptureScope relaxed;
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaGetDevice", e);
+    }
+    std::lock_guard<std::mutex> lock(g_smem_mutex);
+    std::vector<const void *> *allowed =
+        device >= 0 && device < kCachedDevices ? &g_large_clusters[device] : nullptr;
+    if (allowed != nullptr)
+        for (const void *k : *allowed)
+            if (k == kernel) return OPRT_SUCCESS;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaFuncSetAttribute(NonPortableClusterSizeAllowed)", e);
+    }
+    if (allowed != nullptr) allowed->push_back(kernel);
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t kernel_ptx_version(const char *op, const void *kernel, int *version) {
+    RelaxedCaptureScope relaxed;
+    cudaFuncAttributes attr{};
+    const cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaFuncGetAttributes", e);
+    }
+    *version = attr.ptxVersion;
+    return OPRT_SUCCESS;
+}
+
+bool clusters_allowed() {
+    const char *v = std::getenv("OPRT_DISABLE_CLUSTERS");
+    return v == nullptr || v[0] == '\0' || v[0] == '0';
+}
+
+oprt_status_t max_active_clusters(const char *op, const void *kernel, int cluster, int threads,
+                                  size_t smem, int *clusters) {
+    *clusters = 0;
+    oprt_status_t s = allow_dynamic_smem(op, kernel, smem);
+    if (s != OPRT_SUCCESS) return s;
+    // Sizes above 8 are non-portable: the kernel must opt in; where it cannot,
+    // no clusters of this size run here.
+    if (cluster > 8 && allow_large_clusters(op, kernel) != OPRT_SUCCESS) return OPRT_SUCCESS;
+    RelaxedCaptureScope relaxed;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(cluster), 1, 1);
+    config.blockDim = dim3(unsigned(threads), 1, 1);
+    config.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, kernel, &config) != cudaSuccess) {
+        (void)cudaGetLastError();  // e.g. a size this device cannot schedule: none
+        n = 0;
+    }
+    *clusters = n;
     return OPRT_SUCCESS;
 }
 

@@ -7,7 +7,8 @@ from operator_runtime_testing import assertions, reference
 from operator_runtime_testing.arrays import LAYOUTS, OUTPUT_LAYOUTS
 from operator_runtime_testing.cases import BenchCase, ErrorCase, OpInfo, Operand, case
 
-from .shapes import LAYOUT_SHAPES, SHAPES_ND, SIZES_1D, name
+from .shapes import (CPU_SWEEP, GPU_SWEEP, LAYOUT_SHAPES, ODD_2D, SHAPES_ND, SIZES_1D, bench_name,
+                     name, sweep_shape)
 
 OP = OpInfo(
     name="copy",
@@ -92,9 +93,10 @@ ERROR_CASES = [
               ort.OperatorRuntimeError, r"tilelang backend is not available"),
 ]
 
-BENCH = {
-    "cpu": [BenchCase("4K", ((4096,),)), BenchCase("4MiB", ((1024, 1024),)),
-            BenchCase("256MiB", ((65536, 1024),))],
-    "gpu": [BenchCase("4K", ((4096,),)), BenchCase("4MiB", ((1024, 1024),)),
-            BenchCase("256MiB", ((65536, 1024),)), BenchCase("1GiB", ((262144, 1024),))],
-}
+
+def _bench(sizes):
+    shapes = [sweep_shape(n) for n in sizes] + [ODD_2D]
+    return [BenchCase(bench_name(s), (s,)) for s in shapes]
+
+
+BENCH = {"cpu": _bench(CPU_SWEEP), "gpu": _bench(GPU_SWEEP)}

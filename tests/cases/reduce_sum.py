@@ -116,11 +116,18 @@ ERROR_CASES = [
               r"src has dtype float64", libs=("numpy",)),
 ]
 
-_BENCH = [
-    BenchCase("4K_all", ((4096,),), {"dim": None}),
-    BenchCase("4MiB_dim1", ((1024, 1024),), {"dim": 1}),
-    BenchCase("256MiB_all", ((65536, 1024),), {"dim": None}),
-    BenchCase("256MiB_dim1", ((65536, 1024),), {"dim": 1}),
-    BenchCase("256MiB_dim0", ((65536, 1024),), {"dim": 0}),
-]
-BENCH = {"cpu": _BENCH, "gpu": _BENCH}
+
+def _bench(shapes):
+    """Every shape reduced over all elements, the last axis and the first axis."""
+    cases = [BenchCase("2^12 all", ((4096,),), {"dim": None}, series="reduce_sum all")]
+    for s in shapes:
+        cases += [BenchCase(f"{name(s)} all", (s,), {"dim": None}, series="reduce_sum all"),
+                  BenchCase(f"{name(s)} dim=1", (s,), {"dim": 1}, series="reduce_sum last axis"),
+                  BenchCase(f"{name(s)} dim=0", (s,), {"dim": 0}, series="reduce_sum first axis")]
+    return cases
+
+
+_CPU_SHAPES = ((1024, 1024), (65536, 1024), (65536, 128), (128, 65536))
+_GPU_SHAPES = ((144, 1280), (1024, 1024), (65536, 128), (128, 65536), (65536, 1024),
+               (16384, 16384), (8, 1 << 25))
+BENCH = {"cpu": _bench(_CPU_SHAPES), "gpu": _bench(_GPU_SHAPES)}

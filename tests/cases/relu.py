@@ -9,7 +9,8 @@ from operator_runtime_testing import assertions, reference
 from operator_runtime_testing.arrays import LAYOUTS, OUTPUT_LAYOUTS
 from operator_runtime_testing.cases import BenchCase, ErrorCase, OpInfo, Operand, case
 
-from .shapes import LAYOUT_SHAPES, SHAPES_ND, SIZES_1D, name
+from .shapes import (CPU_SWEEP, GPU_SWEEP, LAYOUT_SHAPES, ODD_2D, SHAPES_ND, SIZES_1D, bench_name,
+                     name, sweep_shape)
 
 
 def _tolerance(dtype, inputs, params):
@@ -81,11 +82,12 @@ ERROR_CASES = [
     ErrorCase("stride0_out", _stride0_out, ValueError, r"out\.strides\[0\] = 0"),
 ]
 
-BENCH = {
-    "cpu": [BenchCase("4K", ((4096,),)), BenchCase("4MiB", ((1024, 1024),)),
-            BenchCase("256MiB", ((65536, 1024),)),
-            BenchCase("256MiB_slope", ((65536, 1024),), {"negative_slope": 0.1})],
-    "gpu": [BenchCase("4K", ((4096,),)), BenchCase("4MiB", ((1024, 1024),)),
-            BenchCase("256MiB", ((65536, 1024),)),
-            BenchCase("256MiB_slope", ((65536, 1024),), {"negative_slope": 0.1})],
-}
+
+def _bench(sizes):
+    shapes = [sweep_shape(n) for n in sizes] + [ODD_2D]
+    return [BenchCase(bench_name(s), (s,)) for s in shapes] + [
+        BenchCase("65536x1024 slope=0.1", ((65536, 1024),), {"negative_slope": 0.1},
+                  series="relu, slope 0.1")]
+
+
+BENCH = {"cpu": _bench(CPU_SWEEP), "gpu": _bench(GPU_SWEEP)}

@@ -90,10 +90,17 @@ ERROR_CASES = [
               r"src has dtype int64", libs=("numpy",)),
 ]
 
-_BENCH = [
-    BenchCase("4x1024", ((4, 1024),)),
-    BenchCase("4MiB_1024x1024", ((1024, 1024),)),
-    BenchCase("256MiB_65536x1024", ((65536, 1024),)),
-    BenchCase("256MiB_256x262144", ((256, 262144),)),
-]
-BENCH = {"cpu": _BENCH, "gpu": _BENCH}
+
+def _bench(shapes):
+    return [BenchCase(name(s), (s,)) for s in shapes]  # the last axis
+
+
+# The first benchmarks' shapes, then the rows of the performance issue (short rows with many
+# of them, to rows of 2^20 elements).
+_SEED_SHAPES = ((4, 1024), (1024, 1024), (65536, 1024), (256, 262144))
+_GPU_SHAPES = _SEED_SHAPES + (
+    (1, 128), (16, 128), (144, 1280), (1008, 1280), (1008, 2304), (2032, 2304), (784, 3840),
+    (4080, 1536), (32768, 32), (32768, 128), (16384, 1024), (8192, 4096), (4096, 16384),
+    (2048, 65536), (1024, 131072), (256, 1048576))
+_CPU_SHAPES = _SEED_SHAPES + ((16, 128), (144, 1280), (32768, 128), (8192, 4096))
+BENCH = {"cpu": _bench(_CPU_SHAPES), "gpu": _bench(_GPU_SHAPES)}

@@ -98,6 +98,28 @@ def test_attributes(target, seed):
         assert "softmax" in repr(op) and "dim=1" in repr(op)
 
 
+def test_kernel_name(target, seed):
+    """Every operator names the kernel its plan picked (run_ops --mode bench prints it)."""
+    out, src = _pair(target, seed)
+    lib = target.lib
+    ops = [ort.prepare_copy(out, src, backend=target.backend),
+           ort.prepare_vector_add(out, src, src, backend=target.backend),
+           ort.prepare_relu(out, src, backend=target.backend),
+           ort.prepare_reduce_sum(lib.empty((33,)), src, dim=1, backend=target.backend),
+           ort.prepare_softmax(out, src, backend=target.backend)]
+    for op in ops:
+        name = op.kernel_name
+        if target.resolved == "tilelang":  # a Python backend: no C plan to name
+            assert name is None
+        else:
+            assert isinstance(name, str) and name, op
+        if target.resolved == "cpu":
+            assert name.startswith("cpu."), name
+        op.destroy()
+        with pytest.raises(ort.OperatorRuntimeError, match="destroyed"):
+            op.kernel_name
+
+
 def test_garbage_collected_and_alive_at_exit():
     """Descriptors never destroyed explicitly are freed by __del__, also at interpreter exit."""
     code = ("import numpy as np, operator_runtime as ort\n"

@@ -79,6 +79,74 @@ template <> __device__ __forceinline__ float from_f32<float>(float v) { return v
 template <> __device__ __forceinline__ half_t from_f32<half_t>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ bf16_t from_f32<bf16_t>(float v) { return __float2bfloat16_rn(v); }
 
+// ---- Fast exponential ------------------------------------------------------------
+// 2^x on the special-function unit (about 2 ulp; 0 for -inf, NaN stays NaN).
+// Used where the result is rounded to a 16-bit type anyway: one instruction
+// instead of the ~10 of the accurate expf.
+__device__ __forceinline__ float exp2_approx(float x) {
+#if defined(__CUDA_ARCH__)
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return exp2f(x);
+#endif
+}
+
+// ---- Thread-block clusters (sm_90) -------------------------------------------------
+// A cluster is a group of blocks scheduled together on one GPC that can read
+// each other's shared memory (distributed shared memory) and share a barrier.
+// Kernels that use these are only chosen by a plan when the kernel was built
+// for compute capability 9.0 or newer (see gpu_runtime.h kernel_ptx_version);
+// in code built for older targets they compile to the one-block case, so a
+// cluster of 1 behaves exactly like a plain block.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define OPRT_DEVICE_HAS_CLUSTERS 1
+#else
+#define OPRT_DEVICE_HAS_CLUSTERS 0
+#endif
+
+// This block's rank in its cluster, and the cluster's size in blocks.
+__device__ __forceinline__ unsigned cluster_rank() {
+#if OPRT_DEVICE_HAS_CLUSTERS
+    return __clusterRelativeBlockRank();
+#else
+    return 0;
+#endif
+}
+__device__ __forceinline__ unsigned cluster_size() {
+#if OPRT_DEVICE_HAS_CLUSTERS
+    return __clusterSizeInBlocks();
+#else
+    return 1;
+#endif
+}
+
+// Barrier over every thread of every block of the cluster, with release /
+// acquire ordering of shared memory (local and distributed): what a block
+// wrote before it is visible to the other blocks' reads after it. Every
+// thread of the cluster must call it the same number of times.
+__device__ __forceinline__ void cluster_sync() {
+#if OPRT_DEVICE_HAS_CLUSTERS
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+#else
+    __syncthreads();
+#endif
+}
+
+// The address of `p` (a shared-memory variable of this block) in the shared
+// memory of block `rank` of the cluster: the same variable of another block.
+template <typename V>
+__device__ __forceinline__ const V *cluster_map(const V *p, unsigned rank) {
+#if OPRT_DEVICE_HAS_CLUSTERS
+    return static_cast<const V *>(__cluster_map_shared_rank(p, rank));
+#else
+    (void)rank;
+    return p;
+#endif
+}
+
 // ---- Host-side types the launch code names ------------------------------------
 using stream_t = cudaStream_t;
 using error_t = cudaError_t;

@@ -47,6 +47,16 @@ oprt_status_t workspace_size(const char *op, const Desc *desc, size_t *size) {
     return OPRT_SUCCESS;
 }
 
+// The kernel the backend's plan hook recorded ("" when it names none).
+template <typename Desc>
+oprt_status_t kernel_name(const char *op, const Desc *desc, const char **name) {
+    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", op);
+    if (name == nullptr)
+        return fail(OPRT_ERR_INVALID_ARG, "%s: name (output pointer) is NULL", op);
+    *name = desc->plan.kernel_name != nullptr ? desc->plan.kernel_name : "";
+    return OPRT_SUCCESS;
+}
+
 template <typename Desc, typename Plan>
 oprt_status_t execute(const char *op, const Desc *desc, const BackendTable<Plan> &table,
                       const ExecArgs &args) {

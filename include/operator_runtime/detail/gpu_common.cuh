@@ -129,7 +129,7 @@ inline int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo :
 // over whatever a capped grid does not cover.
 constexpr int64_t kMaxGridBlocks = int64_t(1) << 30;
 
-inline bool aligned_to(const void *p, size_t bytes) {
+__host__ __device__ inline bool aligned_to(const void *p, size_t bytes) {
     return reinterpret_cast<uintptr_t>(p) % bytes == 0;
 }
 

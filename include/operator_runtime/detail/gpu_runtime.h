@@ -44,4 +44,26 @@ oprt_status_t check_launch(const char *op, const char *kernel_name);
 // device id, once per (kernel, size) high-water mark.
 oprt_status_t allow_dynamic_smem(const char *op, const void *kernel, size_t bytes);
 
+// Lets `kernel` run in clusters of more than the portable 8 blocks on the
+// current device (set once per device and kernel, like allow_dynamic_smem).
+oprt_status_t allow_large_clusters(const char *op, const void *kernel);
+
+// The virtual architecture (e.g. 90 for compute_90) that `kernel`'s code on
+// the current device was compiled from. Plans use it before choosing a kernel
+// that needs sm_90 features (clusters): a build for older targets runs there
+// too, JIT-compiled from older PTX, without them.
+oprt_status_t kernel_ptx_version(const char *op, const void *kernel, int *version);
+
+// Whether plans may choose thread-block-cluster kernels: true unless the
+// environment sets OPRT_DISABLE_CLUSTERS=1 (read at each descriptor creation;
+// tests use it to reach the portable fallbacks on a GPU that has clusters).
+bool clusters_allowed();
+
+// How many clusters of `cluster` blocks of `threads` threads with `smem` bytes
+// of dynamic shared memory can run at once on the current device (0 when none
+// can, e.g. a cluster size the device does not support). Allows `kernel`
+// cluster sizes above the portable 8 and the shared memory first.
+oprt_status_t max_active_clusters(const char *op, const void *kernel, int cluster, int threads,
+                                  size_t smem, int *clusters);
+
 }  // namespace oprt::gpu

@@ -19,6 +19,11 @@ OPRT_API oprt_status_t oprt_get_copy_workspace_size(oprt_copy_descriptor_t desc,
 OPRT_API oprt_status_t oprt_execute_copy(oprt_copy_descriptor_t desc, void *workspace,
                                          size_t workspace_size, void *dst, const void *src,
                                          oprt_stream_t stream);
+/* The kernel the descriptor's plan picked for its backend and shape, e.g.
+ * "cpu.memcpy": for logs and benchmarks, not a stable interface. *name is
+ * static storage, valid while the library is loaded. */
+OPRT_API oprt_status_t oprt_get_copy_kernel_name(oprt_copy_descriptor_t desc,
+                                                 const char **name);
 OPRT_API oprt_status_t oprt_destroy_copy_descriptor(oprt_copy_descriptor_t desc);
 
 #ifdef __cplusplus

@@ -21,6 +21,11 @@ OPRT_API oprt_status_t oprt_get_reduce_sum_workspace_size(oprt_reduce_sum_descri
 OPRT_API oprt_status_t oprt_execute_reduce_sum(oprt_reduce_sum_descriptor_t desc, void *workspace,
                                                size_t workspace_size, void *out, const void *in,
                                                oprt_stream_t stream);
+/* The kernel the descriptor's plan picked for its backend and shape, e.g.
+ * "cpu.rows_dense": for logs and benchmarks, not a stable interface. *name is
+ * static storage, valid while the library is loaded. */
+OPRT_API oprt_status_t oprt_get_reduce_sum_kernel_name(oprt_reduce_sum_descriptor_t desc,
+                                                       const char **name);
 OPRT_API oprt_status_t oprt_destroy_reduce_sum_descriptor(oprt_reduce_sum_descriptor_t desc);
 
 #ifdef __cplusplus

@@ -20,6 +20,11 @@ OPRT_API oprt_status_t oprt_get_relu_workspace_size(oprt_relu_descriptor_t desc,
 OPRT_API oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *workspace,
                                          size_t workspace_size, void *out, const void *in,
                                          oprt_stream_t stream);
+/* The kernel the descriptor's plan picked for its backend and shape, e.g.
+ * "cpu.contiguous": for logs and benchmarks, not a stable interface. *name is
+ * static storage, valid while the library is loaded. */
+OPRT_API oprt_status_t oprt_get_relu_kernel_name(oprt_relu_descriptor_t desc,
+                                                 const char **name);
 OPRT_API oprt_status_t oprt_destroy_relu_descriptor(oprt_relu_descriptor_t desc);
 
 #ifdef __cplusplus

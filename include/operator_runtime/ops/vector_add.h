@@ -19,6 +19,11 @@ OPRT_API oprt_status_t oprt_get_vector_add_workspace_size(oprt_vector_add_descri
 OPRT_API oprt_status_t oprt_execute_vector_add(oprt_vector_add_descriptor_t desc, void *workspace,
                                                size_t workspace_size, void *out, const void *a,
                                                const void *b, oprt_stream_t stream);
+/* The kernel the descriptor's plan picked for its backend and shape, e.g.
+ * "cpu.contiguous": for logs and benchmarks, not a stable interface. *name is
+ * static storage, valid while the library is loaded. */
+OPRT_API oprt_status_t oprt_get_vector_add_kernel_name(oprt_vector_add_descriptor_t desc,
+                                                       const char **name);
 OPRT_API oprt_status_t oprt_destroy_vector_add_descriptor(oprt_vector_add_descriptor_t desc);
 
 #ifdef __cplusplus

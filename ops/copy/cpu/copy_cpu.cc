@@ -27,6 +27,11 @@ void copy_typed(const ElementwisePlan &p, T *dst, const T *src) {
 
 }  // namespace
 
+oprt_status_t plan(ElementwisePlan &plan) {
+    plan.kernel_name = plan.contiguous ? "cpu.memcpy" : "cpu.strided";
+    return OPRT_SUCCESS;
+}
+
 oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args) {
     // Raw bits: any 2-byte type moves the same way.
     if (plan.dtype == OPRT_DTYPE_F32)

@@ -12,7 +12,7 @@ namespace {
 using namespace oprt;
 
 const BackendTable<ElementwisePlan> kBackends = {
-    {&relu::cpu::run, nullptr},
+    {&relu::cpu::run, &relu::cpu::plan},
     {OPRT_NVIDIA_ENTRY(relu::nvidia::run), OPRT_NVIDIA_ENTRY(relu::nvidia::plan)},
     {OPRT_METAX_ENTRY(relu::metax::run), OPRT_METAX_ENTRY(relu::metax::plan)},
 };
@@ -53,6 +53,10 @@ oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *workspace,
     args.workspace_size = workspace_size;
     args.stream = stream;
     return execute("oprt_execute_relu", desc, kBackends, args);
+}
+
+oprt_status_t oprt_get_relu_kernel_name(oprt_relu_descriptor_t desc, const char **name) {
+    return kernel_name("oprt_get_relu_kernel_name", desc, name);
 }
 
 oprt_status_t oprt_destroy_relu_descriptor(oprt_relu_descriptor_t desc) {

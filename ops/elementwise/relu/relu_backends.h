@@ -6,8 +6,9 @@
 
 namespace oprt::relu {
 namespace cpu {
+oprt_status_t plan(ElementwisePlan &plan);  // names the kernel
 oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
-}
+}  // namespace cpu
 namespace nvidia {
 oprt_status_t plan(ElementwisePlan &plan);
 oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);

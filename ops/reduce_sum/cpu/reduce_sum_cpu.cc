@@ -20,6 +20,17 @@ constexpr int kLanes = 16;
 constexpr int64_t kBlock = 1024;  // outputs per task on the inner path (4 KiB of a row)
 constexpr int64_t kRowsPerFlush = 64;  // rows summed in f32 before joining the f64 totals
 
+// Few long rows: every thread sums one slice of each row.
+bool split_rows(const AxisPlan &p, int threads) {
+    return p.outer < threads && p.axis_len >= kParallelGrain;
+}
+
+// Few output blocks, long axis: threads take slices of the axis.
+bool split_axis(const AxisPlan &p, int threads) {
+    const int64_t tasks = p.outer * ((p.inner + kBlock - 1) / kBlock);
+    return tasks < threads && p.axis_len >= 2 * threads && p.in_numel >= kParallelGrain;
+}
+
 template <typename T>
 double sum_dense(const T *x, int64_t n) {
     double total = 0.0;
@@ -58,7 +69,7 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
         return dense ? sum_dense(row, n) : sum_strided(row, n, p.in_axis_stride);
     };
     const int threads = max_threads();
-    if (p.outer >= threads || L < kParallelGrain) {
+    if (!split_rows(p, threads)) {
 #pragma omp parallel for schedule(static) if (p.in_numel >= kParallelGrain)
         for (int64_t o = 0; o < p.outer; ++o) {
             int64_t io, oo;
@@ -102,15 +113,15 @@ void reduce_inner(const AxisPlan &p, const T *in, T *out) {
     const int64_t L = p.axis_len, blocks = (p.inner + kBlock - 1) / kBlock;
     const int64_t tasks = p.outer * blocks;
     const int threads = max_threads();
-    const bool split_axis = tasks < threads && L >= 2 * threads && p.in_numel >= kParallelGrain;
-#pragma omp parallel for schedule(static) if (p.in_numel >= kParallelGrain && !split_axis)
+    const bool split = split_axis(p, threads);
+#pragma omp parallel for schedule(static) if (p.in_numel >= kParallelGrain && !split)
     for (int64_t t = 0; t < tasks; ++t) {
         const int64_t o = t / blocks, i0 = (t % blocks) * kBlock;
         const int64_t width = std::min(kBlock, p.inner - i0);
         int64_t io, oo;
         axis_outer_offsets(p, o, &io, &oo);
         double total[kBlock] = {};
-        if (!split_axis) {
+        if (!split) {
             sum_block(in + io + i0, p.in_axis_stride, L, width, total);
         } else {  // few blocks, long axis: threads take slices of the axis
 #pragma omp parallel num_threads(threads)
@@ -147,6 +158,20 @@ void reduce(const AxisPlan &p, const ExecArgs &args) {
 }
 
 }  // namespace
+
+oprt_status_t plan(AxisPlan &plan) {
+    const int threads = max_threads();
+    const bool dense = plan.axis_len <= 1 || plan.in_axis_stride == 1;
+    if (plan.axis_len == 0)
+        plan.kernel_name = "cpu.empty_axis_zeros";
+    else if (plan.inner > 1)
+        plan.kernel_name = split_axis(plan, threads) ? "cpu.inner_split_axis" : "cpu.inner_blocks";
+    else if (split_rows(plan, threads))
+        plan.kernel_name = dense ? "cpu.rows_dense_split" : "cpu.rows_strided_split";
+    else
+        plan.kernel_name = dense ? "cpu.rows_dense" : "cpu.rows_strided";
+    return OPRT_SUCCESS;
+}
 
 oprt_status_t run(const AxisPlan &plan, const ExecArgs &args) {
     switch (plan.dtype) {

@@ -22,8 +22,9 @@ using gpu::Vec;
 
 // Sum of p[0..n) split over `nlanes` cooperating threads (this one is `lane`).
 // Elements before the first 16-byte boundary and after the last whole vector
-// are read one by one; the middle as aligned vectors, four in flight per
-// thread, into one accumulator per vector slot (independent add chains).
+// are read one by one; the middle as aligned vectors, eight (then four) in
+// flight per thread, into one accumulator per vector slot (independent add
+// chains).
 template <typename T>
 __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, int64_t lane,
                                           int64_t nlanes) {
@@ -36,6 +37,18 @@ __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, in
     const T *body = p + head;
     const int64_t nvec = (n - head) / W;
     int64_t q = lane;
+    for (; q + 7 * nlanes < nvec; q += 8 * nlanes) {
+        Vec<T, W> v[8];
+#pragma unroll
+        for (int u = 0; u < 8; ++u) v[u] = gpu::load_vec<W>(body + (q + u * nlanes) * W);
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+            float t[8];
+#pragma unroll
+            for (int u = 0; u < 8; ++u) t[u] = dev::to_f32(v[u].v[e]);
+            acc[e] += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+        }
+    }
     for (; q + 3 * nlanes < nvec; q += 4 * nlanes) {
         const Vec<T, W> v0 = gpu::load_vec<W>(body + q * W);
         const Vec<T, W> v1 = gpu::load_vec<W>(body + (q + nlanes) * W);
@@ -134,6 +147,41 @@ reduce_rows_split_kernel(const T *__restrict__ in, float *__restrict__ partial, 
     }
 }
 
+// Row sums of rows too long for one block, one cluster of C blocks per row.
+// Idea: each block streams one chunk of the row; the blocks' partial sums meet
+// through distributed shared memory and block 0 adds them in rank order: one
+// launch, no workspace, the same sum every run.
+template <typename Tin, typename Tout>
+__global__ void __launch_bounds__(1024)
+reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
+                           int64_t chunk_len, OuterIndex ix) {
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    __shared__ float slot[2];  // this block's partial, by row parity
+    const unsigned C = dev::cluster_size();
+    const unsigned rank = dev::cluster_rank();
+    int parity = 0;
+    // Every block of a cluster runs the same rows, so all reach each cluster barrier.
+    for (int64_t row = blockIdx.x / C; row < rows; row += gridDim.x / C, parity ^= 1) {
+        const int64_t k0 = int64_t(rank) * chunk_len;
+        const int64_t n = L - k0 < 0 ? 0 : (L - k0 < chunk_len ? L - k0 : chunk_len);
+        int64_t io, oo;
+        ix.offsets(row, &io, &oo);
+        float acc = span_sum(in + io + k0, n, threadIdx.x, blockDim.x);
+        acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
+        if (threadIdx.x == 0) slot[parity] = acc;
+        // Release/acquire: every partial is written before block 0 reads it; a
+        // slot is next written two rows later, after the next cluster barrier,
+        // which block 0 reaches only after these reads.
+        dev::cluster_sync();
+        if (rank == 0 && threadIdx.x == 0) {
+            float total = 0.0f;
+            for (unsigned r = 0; r < C; ++r) total += *dev::cluster_map(&slot[parity], r);
+            out[oo] = dev::from_f32<Tout>(total);
+        }
+    }
+    dev::cluster_sync();  // no block exits while block 0 may still read its slot
+}
+
 // Geometry of the inner-axis kernel, by value in its parameters.
 struct InnerParams {
     int64_t outer = 1;
@@ -154,7 +202,12 @@ struct InnerParams {
 // vector loads, so each step along the axis is one coalesced row read, and by
 // threads walk the axis in parallel; a fixed-order tree in shared memory joins
 // them. Threads hold V f32 accumulators, so rows are read once.
-template <typename Tin, typename Tout, int V>
+//
+// kCluster: the gridDim.y chunks of a tile form one cluster; instead of
+// writing partial sums, the blocks read each other's column sums through
+// distributed shared memory, each adding (in rank order) and writing its
+// share of the tile's columns: one launch, no workspace.
+template <typename Tin, typename Tout, int V, bool kCluster = false>
 __global__ void __launch_bounds__(1024)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                          float *__restrict__ partial, InnerParams p) {
@@ -190,6 +243,23 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                 for (int e = 0; e < V; ++e) acc[e] += dev::to_f32(v.v[e]);
             }
         }
+        if (!kCluster && p.by == 1) {  // one thread per column: no tree, store straight from registers
+            if (i < p.inner) {
+                if (partial != nullptr) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) partial[(c * p.outer + o) * p.inner + i + e] = acc[e];
+                } else if (gpu::aligned_to(out + oo + i, sizeof(Tout) * V)) {  // V outputs, one store
+                    Vec<Tout, V> r;
+#pragma unroll
+                    for (int e = 0; e < V; ++e) r.v[e] = dev::from_f32<Tout>(acc[e]);
+                    gpu::store_vec<V>(out + oo + i, r);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) out[oo + i + e] = dev::from_f32<Tout>(acc[e]);
+                }
+            }
+            continue;  // p.by is uniform: every thread of the block takes this branch
+        }
         float *mine = tile_sums + int64_t(threadIdx.x) * V;
 #pragma unroll
         for (int e = 0; e < V; ++e) mine[e] = acc[e];
@@ -203,16 +273,30 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
             }
             __syncthreads();
         }
-        if (ty == 0 && i < p.inner) {
-#pragma unroll
-            for (int e = 0; e < V; ++e) {
-                if (partial != nullptr)
-                    partial[(c * p.outer + o) * p.inner + i + e] = mine[e];
-                else
-                    out[oo + i + e] = dev::from_f32<Tout>(mine[e]);
+        if constexpr (kCluster) {
+            // Row 0 of every block's tile holds its chunk's column sums.
+            dev::cluster_sync();
+            const int64_t width = int64_t(p.bx) * V;  // columns of the tile
+            const int64_t share = (width + p.chunks - 1) / p.chunks;
+            const int64_t i0 = (tile - o * p.tiles) * width;  // the tile's first column
+            for (int64_t j = c * share + threadIdx.x; j < (c + 1) * share && j < width; j += blockDim.x) {
+                float total = 0.0f;
+                for (int64_t r = 0; r < p.chunks; ++r) total += *dev::cluster_map(tile_sums + j, unsigned(r));
+                if (i0 + j < p.inner) out[oo + i0 + j] = dev::from_f32<Tout>(total);
             }
+            dev::cluster_sync();  // every block is done reading before tile_sums is reused or freed
+        } else {
+            if (ty == 0 && i < p.inner) {
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    if (partial != nullptr)
+                        partial[(c * p.outer + o) * p.inner + i + e] = mine[e];
+                    else
+                        out[oo + i + e] = dev::from_f32<Tout>(mine[e]);
+                }
+            }
+            __syncthreads();  // the next tile overwrites tile_sums
         }
-        __syncthreads();  // the next tile overwrites tile_sums
     }
 }
 

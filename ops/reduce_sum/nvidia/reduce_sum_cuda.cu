@@ -4,15 +4,22 @@
 // Choice, in this order:
 //   axis_len == 0                        -> zeros
 //   dense rows (inner == 1, axis stride 1):
-//     L <= warp * W * 8 (1024 f32, 2048 f16/bf16)          -> G lanes per row
-//     few rows (outer < 4 * SMs) and L >= 16384            -> two-pass split rows
+//     L <= warp * W * 8 (1024 f32, 2048 f16/bf16)          -> G lanes per row, G
+//                                          chosen so each lane has ~4 vectors in flight
+//     few rows (outer < 4 * SMs) and L >= 16384:
+//       clusters (sm_90) and outer * C >= SMs              -> cluster of C blocks per row
+//       otherwise                                          -> two-pass split rows
 //     otherwise                                            -> one block per row
 //   strided rows with many outputs (inner == 1, outer >= 1024 * SMs) -> thread per output
-//   everything else (inner > 1, or few strided rows)       -> inner tile, split
-//     along the axis (two passes) when outer * tiles cannot fill the GPU
+//   everything else (inner > 1, or few strided rows)       -> inner tile as wide as
+//     the inner run; when outer * tiles cannot fill the GPU the axis is split: over a
+//     cluster of up to 16 blocks (sm_90), else in two passes; tiles are narrowed
+//     (down to 1 KB rows) only when the axis is too short to split enough
 // (W = elements per 16-byte vector.) Split passes keep their partial sums in
 // the caller's workspace and add them in a fixed order: deterministic, no
-// atomics, no memset.
+// atomics, no memset. Cluster kernels add their blocks' sums in rank order
+// through distributed shared memory: deterministic too, and no workspace.
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -34,8 +41,9 @@ constexpr const char *kPlanOp = "oprt_create_reduce_sum_descriptor";
 
 // AxisPlan::kernel values. launch[] holds, per kernel:
 //   kRowsGroup: [0] lanes per row    kRowsBlock: [0] threads
-//   kRowsSplit: [0] threads, [1] chunks per row, [2] chunk length
-//   kInnerTile: [0] vector width V, [1] chunks along the axis, [2] chunk length, [3] threads
+//   kRowsSplit, kRowsCluster: [0] threads, [1] chunks (blocks) per row, [2] chunk length
+//   kInnerTile, kInnerTileCluster: [0] vector width V, [1] chunks along the axis,
+//     [2] chunk length, [3] bx (threads across the inner run; kInnerThreads in all)
 enum Kernel : int32_t {
     kZero = 1,
     kRowsGroup = 2,
@@ -43,6 +51,8 @@ enum Kernel : int32_t {
     kRowsSplit = 4,
     kInnerTile = 5,
     kStrided = 6,
+    kRowsCluster = 7,
+    kInnerTileCluster = 8,
 };
 
 constexpr int kGroupThreads = 256;
@@ -54,6 +64,18 @@ constexpr int64_t kVectorsPerLane = 8;       // a row up to this many vectors pe
 constexpr int64_t kSplitMinRow = 16384;      // shorter rows are never split
 constexpr int64_t kBlocksPerSmTarget = 4;    // 4 x 512 threads fill an SM
 constexpr int64_t kStridedOutputsPerSm = 1024;
+// Cluster rows: about 2 blocks of 256 threads per SM, each streaming a long
+// chunk (measured at (128, 65536) f32: 2 blocks per row 11.1 us, 4: 13.9,
+// 8: 14.2; two-pass split 11.9-15.8).
+constexpr int kClusterRowThreads = 256;
+constexpr int64_t kClusterRowBlocksPerSm = 2;
+constexpr int64_t kMaxClusterBlocks = 16;     // 16 needs the non-portable opt-in
+// Inner tiles are as wide as the inner run allows (up to 512 threads x 16 bytes):
+// measured at (16384, 16384) axis 0, 256-byte tile rows streamed 7% slower
+// than 8 KB rows. They are narrowed (down to this) only when the axis is too
+// short to split into enough chunks of at least kMinChunkRows rows per thread.
+constexpr int64_t kMinTileRowBytes = 1024;
+constexpr int64_t kMinChunkRows = 16;
 
 // Workspace pointers are rounded up to a vector boundary; plans ask for the slack.
 constexpr size_t kWorkspaceAlign = gpu::kVectorBytes;
@@ -68,7 +90,10 @@ struct RowsChoice {
 };
 RowsChoice rows_choice(int64_t L, int64_t W) {
     if (L <= dev::kWarpSize * W * kVectorsPerLane) {
-        const int64_t lanes = next_pow2(ceil_div(L > 0 ? L : 1, W));
+        // About four vectors per lane rather than one on each of 32 lanes
+        // (measured at (65536, 128) f32, tests/cpp/nvidia/bench/axis_variants.cu:
+        // 32 lanes 20.3 us, 8 lanes 9.8, 4 lanes 10.5, 2 lanes 10.7).
+        const int64_t lanes = next_pow2(ceil_div(L > 0 ? L : 1, W * 4));
         return {true, int(lanes < dev::kWarpSize ? lanes : dev::kWarpSize), kGroupThreads};
     }
     return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * 4)), 128, 512))};
@@ -79,10 +104,22 @@ struct TileShape {
     int bx, by;
     int64_t tiles;
 };
-TileShape tile_shape(int64_t inner, int V, int threads) {
+// Chunks the axis of length L may be split into when by threads walk it:
+// at least kMinChunkRows rows per thread.
+int64_t max_axis_chunks(int64_t L, int64_t by) { return std::max<int64_t>(1, L / (by * kMinChunkRows)); }
+// As wide as the inner run (up to `threads`); halved, down to kMinTileRowBytes,
+// while even the most axis chunks would give fewer than half of `target` blocks.
+TileShape tile_shape(int64_t inner, int V, int64_t elem_bytes, int threads, int64_t outer, int64_t L,
+                     int64_t target) {
     const int64_t columns = ceil_div(inner, V);
-    const int bx = int(clamp64(next_pow2(columns), 1, threads));
-    return {bx, threads / bx, ceil_div(columns, bx)};
+    int64_t bx = clamp64(next_pow2(columns), 1, threads);
+    const int64_t min_bx = clamp64(kMinTileRowBytes / (V * elem_bytes), 1, threads);
+    auto most_blocks = [&](int64_t b) { return outer * ceil_div(columns, b) * max_axis_chunks(L, threads / b); };
+    while (bx > min_bx && most_blocks(bx) < target / 2) bx /= 2;
+    return {int(bx), int(threads / bx), ceil_div(columns, bx)};
+}
+TileShape tile_of(int64_t inner, int V, int bx, int threads) {
+    return {bx, threads / bx, ceil_div(ceil_div(inner, V), bx)};
 }
 
 bool divisible(const AxisPlan &p, int64_t v) {
@@ -133,12 +170,12 @@ void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const gpu::O
 }
 
 template <typename Tin, typename Tout>
-void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V, int threads,
+void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V, const TileShape &t,
                   dev::stream_t stream) {
-    const TileShape t = tile_shape(q.inner, V, threads);
     q.bx = t.bx;
     q.by = t.by;
     q.tiles = t.tiles;
+    const int threads = t.bx * t.by;
     const dim3 grid(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks));
     const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
     with_vector_width<gpu::vector_width<Tin>()>(V, [&](auto width) {
@@ -147,13 +184,117 @@ void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V
     });
 }
 
+// The inner tile kernel with the q.chunks blocks of each tile in one cluster.
+template <typename T>
+oprt_status_t launch_inner_cluster(const T *in, T *out, InnerParams q, int V, const TileShape &t,
+                                   dev::stream_t stream) {
+    q.bx = t.bx;
+    q.by = t.by;
+    q.tiles = t.tiles;
+    const int threads = t.bx * t.by;
+    const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
+    oprt_status_t s = OPRT_SUCCESS;
+    with_vector_width<gpu::vector_width<T>()>(V, [&](auto width) {
+        constexpr int kV = decltype(width)::value;
+        auto *kernel = &reduce_inner_tile_kernel<T, T, kV, true>;
+        if (q.chunks > 8 &&
+            (s = gpu::allow_large_clusters(kOp, reinterpret_cast<const void *>(kernel))) != OPRT_SUCCESS)
+            return;
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks), 1);
+        config.blockDim = dim3(unsigned(threads), 1, 1);
+        config.dynamicSmemBytes = smem;
+        config.stream = stream;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeClusterDimension;
+        attr[0].val.clusterDim.x = 1;
+        attr[0].val.clusterDim.y = unsigned(q.chunks);
+        attr[0].val.clusterDim.z = 1;
+        config.attrs = attr;
+        config.numAttrs = 1;
+        const cudaError_t e = cudaLaunchKernelEx(&config, kernel, in, out, static_cast<float *>(nullptr), q);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            s = gpu::runtime_error(kOp, "cudaLaunchKernelEx(reduce_inner_tile_kernel)", int(e));
+        }
+    });
+    return s;
+}
+
+template <typename T>
+oprt_status_t launch_rows_cluster(const T *in, T *out, int64_t rows, int64_t L, int threads, int64_t C,
+                                  int64_t chunk_len, const gpu::OuterIndex &ix, dev::stream_t stream) {
+    auto *kernel = &reduce_rows_cluster_kernel<T, T>;
+    oprt_status_t s;
+    if (C > 8 && (s = gpu::allow_large_clusters(kOp, reinterpret_cast<const void *>(kernel))) != OPRT_SUCCESS)
+        return s;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(clamp64(rows, 1, kMaxGridBlocks / C) * C), 1, 1);
+    config.blockDim = dim3(unsigned(threads), 1, 1);
+    config.dynamicSmemBytes = 0;
+    config.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(C);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&config, kernel, in, out, rows, L, chunk_len, ix);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(reduce_rows_cluster_kernel)", int(e));
+    }
+    return OPRT_SUCCESS;
+}
+
+// Whether `kernel` (a cluster kernel) can run here in clusters of C blocks of
+// `threads` threads with `smem` bytes of shared memory each.
+oprt_status_t cluster_fits(const void *kernel, int64_t C, int threads, size_t smem, bool *fits) {
+    *fits = false;
+    int ptx = 0;
+    oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
+    if (s != OPRT_SUCCESS || ptx < 90) return s;  // built without sm_90 code: clusters compiled out
+    int active = 0;
+    s = gpu::max_active_clusters(kPlanOp, kernel, int(C), threads, smem, &active);
+    *fits = active > 0;
+    return s;
+}
+
+const void *rows_cluster_kernel(oprt_dtype_t dtype) {
+    switch (dtype) {
+    case OPRT_DTYPE_F32: return reinterpret_cast<const void *>(&reduce_rows_cluster_kernel<float, float>);
+    case OPRT_DTYPE_F16: return reinterpret_cast<const void *>(&reduce_rows_cluster_kernel<dev::half_t, dev::half_t>);
+    case OPRT_DTYPE_BF16: return reinterpret_cast<const void *>(&reduce_rows_cluster_kernel<dev::bf16_t, dev::bf16_t>);
+    }
+    return nullptr;
+}
+
+template <typename T>
+const void *inner_cluster_kernel_typed(int V) {
+    const void *k = nullptr;
+    with_vector_width<gpu::vector_width<T>()>(V, [&](auto width) {
+        constexpr int kV = decltype(width)::value;
+        k = reinterpret_cast<const void *>(&reduce_inner_tile_kernel<T, T, kV, true>);
+    });
+    return k;
+}
+const void *inner_cluster_kernel(oprt_dtype_t dtype, int V) {
+    switch (dtype) {
+    case OPRT_DTYPE_F32: return inner_cluster_kernel_typed<float>(V);
+    case OPRT_DTYPE_F16: return inner_cluster_kernel_typed<dev::half_t>(V);
+    case OPRT_DTYPE_BF16: return inner_cluster_kernel_typed<dev::bf16_t>(V);
+    }
+    return nullptr;
+}
+
 float *aligned_workspace(void *workspace) {
     const uintptr_t p = reinterpret_cast<uintptr_t>(workspace);
     return reinterpret_cast<float *>((p + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
 }
 
 template <typename T>
-void run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
+oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
     const T *in = static_cast<const T *>(args.in0);
     T *out = static_cast<T *>(args.out);
     const gpu::OuterIndex ix = gpu::outer_index(p);
@@ -162,10 +303,10 @@ void run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
     case kZero: {
         const int64_t blocks = clamp64(ceil_div(p.outer * p.inner, 256), 1, kMaxGridBlocks);
         reduce_zero_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(out, p.outer, p.inner, ix);
-        return;
+        return OPRT_SUCCESS;
     }
     case kRowsGroup:
-    case kRowsBlock: launch_rows(in, out, p.outer, L, ix, stream); return;
+    case kRowsBlock: launch_rows(in, out, p.outer, L, ix, stream); return OPRT_SUCCESS;
     case kRowsSplit: {
         const int threads = int(p.launch[0]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
@@ -176,15 +317,18 @@ void run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
         gpu::OuterIndex fix = ix;  // partials of a row are dense, `chunks` apart
         fix.in_row_stride = chunks;
         launch_rows<float, T>(partial, out, p.outer, chunks, fix, stream);
-        return;
+        return OPRT_SUCCESS;
     }
     case kStrided: {
         const int64_t blocks = clamp64(ceil_div(p.outer, kStridedThreads), 1, kMaxGridBlocks);
         reduce_strided_kernel<T>
             <<<unsigned(blocks), kStridedThreads, 0, stream>>>(in, out, p.outer, L, p.in_axis_stride, ix);
-        return;
+        return OPRT_SUCCESS;
     }
-    case kInnerTile: {
+    case kRowsCluster:
+        return launch_rows_cluster(in, out, p.outer, L, int(p.launch[0]), p.launch[1], p.launch[2], ix, stream);
+    case kInnerTile:
+    case kInnerTileCluster: {
         InnerParams q;
         q.outer = p.outer;
         q.inner = p.inner;
@@ -194,15 +338,21 @@ void run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
         q.chunk_len = p.launch[2];
         q.ix = ix;
         int V = int(p.launch[0]);
-        if (!gpu::aligned_to(in, size_t(V) * sizeof(T))) V = 1;  // same sums, scalar loads
-        const int threads = int(p.launch[3]);
+        int bx = int(p.launch[3]);
+        if (!gpu::aligned_to(in, size_t(V) * sizeof(T))) {  // same sums, scalar loads, same tile width
+            bx = int(clamp64(int64_t(bx) * V, 1, kInnerThreads));
+            V = 1;
+        }
+        const TileShape t = tile_of(p.inner, V, bx, kInnerThreads);
+        if (p.kernel == kInnerTileCluster) return launch_inner_cluster(in, out, q, V, t, stream);
         if (q.chunks == 1) {
-            launch_inner<T, T>(in, out, nullptr, q, V, threads, stream);
-            return;
+            launch_inner<T, T>(in, out, nullptr, q, V, t, stream);
+            return OPRT_SUCCESS;
         }
         float *partial = aligned_workspace(args.workspace);
-        launch_inner<T, T>(in, out, partial, q, V, threads, stream);
-        // Second pass: partial is [chunks][outer][inner]; reduce its first axis.
+        launch_inner<T, T>(in, out, partial, q, V, t, stream);
+        // Second pass: partial is [chunks][outer][inner]; reduce its first axis,
+        // with tiles narrowed like the first pass's so many blocks share it.
         InnerParams f;
         f.outer = p.outer;
         f.inner = p.inner;
@@ -214,10 +364,14 @@ void run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
         f.ix.in_row_stride = p.inner;
         int fv = 4;
         while (fv > 1 && p.inner % fv != 0) fv /= 2;
-        launch_inner<float, T>(partial, out, nullptr, f, fv, kFinalizeThreads, stream);
-        return;
+        // Narrow tiles (many blocks): the partials are few rows of the output's width.
+        const int64_t min_fbx = clamp64(kMinTileRowBytes / (fv * int64_t(sizeof(float))), 1, kFinalizeThreads);
+        const int fbx = int(std::min<int64_t>(next_pow2(ceil_div(p.inner, fv)), min_fbx));
+        const TileShape ft = tile_of(p.inner, fv, fbx, kFinalizeThreads);
+        launch_inner<float, T>(partial, out, nullptr, f, fv, ft, stream);
+        return OPRT_SUCCESS;
     }
-    default: return;
+    default: return OPRT_SUCCESS;
     }
 }
 
@@ -236,8 +390,9 @@ oprt_status_t plan(AxisPlan &p) {
         return OPRT_SUCCESS;
     }
     gpu::DeviceInfo dev_info;
-    const oprt_status_t s = gpu::current_device(kPlanOp, &dev_info);
+    oprt_status_t s = gpu::current_device(kPlanOp, &dev_info);
     if (s != OPRT_SUCCESS) return s;
+    const bool clusters = dev_info.cc_major >= 9 && gpu::clusters_allowed();
     const int64_t sms = dev_info.sm_count;
     const int64_t L = p.axis_len;
     const int64_t W = elems_per_vector(p.dtype);
@@ -252,6 +407,25 @@ oprt_status_t plan(AxisPlan &p) {
         }
         const int64_t target = kBlocksPerSmTarget * sms;
         if (p.outer < target && L >= kSplitMinRow) {
+            if (clusters) {  // one launch: a cluster of C blocks per row, when rows * C fill the GPU
+                const int64_t max_c = clamp64(ceil_div(L, int64_t(kClusterRowThreads) * W * 8), 1, kMaxClusterBlocks);
+                int64_t C = clamp64(kClusterRowBlocksPerSm * sms / p.outer, 2, max_c);
+                for (; C > 1 && p.outer * C >= sms; C = C > 8 ? 8 : 1) {
+                    const int64_t chunk_len = ceil_div(ceil_div(L, C), 256) * 256;
+                    const int64_t c = ceil_div(L, chunk_len);
+                    bool fits = false;
+                    if ((s = cluster_fits(rows_cluster_kernel(p.dtype), c, kClusterRowThreads, 0, &fits)) !=
+                        OPRT_SUCCESS)
+                        return s;
+                    if (!fits) continue;
+                    p.kernel = kRowsCluster;
+                    p.kernel_name = "rows_cluster";
+                    p.launch[0] = kClusterRowThreads;
+                    p.launch[1] = c;
+                    p.launch[2] = chunk_len;
+                    return OPRT_SUCCESS;
+                }
+            }
             const int64_t max_chunks = ceil_div(L, int64_t(kSplitThreads) * W * 4);
             int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
             if (chunks > 1) {
@@ -280,22 +454,39 @@ oprt_status_t plan(AxisPlan &p) {
 
     int64_t V = W;
     while (V > 1 && !divisible(p, V)) V /= 2;
-    const TileShape t = tile_shape(p.inner, int(V), kInnerThreads);
-    const int64_t blocks = p.outer * t.tiles;
     const int64_t target = kBlocksPerSmTarget * sms;
+    const TileShape t = tile_shape(p.inner, int(V), W == 4 ? 4 : 2, kInnerThreads, p.outer, L, target);
+    const int64_t blocks = p.outer * t.tiles;
     int64_t chunks = 1, chunk_len = L;
     if (blocks < target) {
-        const int64_t max_chunks = clamp64(ceil_div(L, int64_t(t.by) * 8), 1, 65535);
+        const int64_t max_chunks = clamp64(max_axis_chunks(L, t.by), 1, 65535);
         chunks = clamp64(ceil_div(target, blocks), 1, max_chunks);
         chunk_len = ceil_div(L, chunks);
         chunks = ceil_div(L, chunk_len);
     }
+    p.launch[0] = V;
+    p.launch[3] = t.bx;
+    if (chunks > 1 && clusters) {  // up to 16 chunks: one cluster per tile, no second pass
+        for (int64_t c = chunks; c > 1 && c <= kMaxClusterBlocks; c = c > 8 ? 8 : 1) {
+            const int64_t len = ceil_div(L, c);
+            const int64_t cc = ceil_div(L, len);
+            bool fits = false;
+            const size_t smem = size_t(kInnerThreads) * size_t(V) * sizeof(float);
+            if ((s = cluster_fits(inner_cluster_kernel(p.dtype, int(V)), cc, kInnerThreads, smem, &fits)) !=
+                OPRT_SUCCESS)
+                return s;
+            if (!fits) continue;
+            p.kernel = kInnerTileCluster;
+            p.kernel_name = "inner_tile_cluster";
+            p.launch[1] = cc;
+            p.launch[2] = len;
+            return OPRT_SUCCESS;
+        }
+    }
     p.kernel = kInnerTile;
     p.kernel_name = chunks > 1 ? "inner_tile_split_two_pass" : "inner_tile";
-    p.launch[0] = V;
     p.launch[1] = chunks;
     p.launch[2] = chunk_len;
-    p.launch[3] = kInnerThreads;
     if (chunks > 1)
         p.workspace_bytes = size_t(chunks * p.outer * p.inner) * sizeof(float) + kWorkspaceAlign;
     return OPRT_SUCCESS;
@@ -310,10 +501,11 @@ oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
         return s;
     dev::stream_t stream = static_cast<dev::stream_t>(args.stream);
     switch (p.dtype) {
-    case OPRT_DTYPE_F32: run_typed<float>(p, args, stream); break;
-    case OPRT_DTYPE_F16: run_typed<dev::half_t>(p, args, stream); break;
-    case OPRT_DTYPE_BF16: run_typed<dev::bf16_t>(p, args, stream); break;
+    case OPRT_DTYPE_F32: s = run_typed<float>(p, args, stream); break;
+    case OPRT_DTYPE_F16: s = run_typed<dev::half_t>(p, args, stream); break;
+    case OPRT_DTYPE_BF16: s = run_typed<dev::bf16_t>(p, args, stream); break;
     }
+    if (s != OPRT_SUCCESS) return s;
     return gpu::check_launch(kOp, p.kernel_name);
 }
 

@@ -138,6 +138,15 @@ void softmax(const AxisPlan &p, const ExecArgs &args) {
 
 }  // namespace
 
+oprt_status_t plan(AxisPlan &plan) {
+    const bool buffered = plan.axis_len <= kBufferedRow;
+    if (plan.rows_contiguous(/*check_out_axis=*/true))
+        plan.kernel_name = buffered ? "cpu.rows_buffered" : "cpu.rows_streaming";
+    else
+        plan.kernel_name = buffered ? "cpu.strided_buffered" : "cpu.strided_streaming";
+    return OPRT_SUCCESS;
+}
+
 oprt_status_t run(const AxisPlan &plan, const ExecArgs &args) {
     switch (plan.dtype) {
     case OPRT_DTYPE_F32: softmax<float>(plan, args); break;

@@ -4,11 +4,11 @@
 // as in PyTorch (exp(-inf - -inf) is NaN).
 //
 // Kernels by row length (dense rows): a sub-warp or warp per row with the row
-// in registers; a block per row with the row in shared memory; for rows beyond
-// shared memory, a streaming pass that keeps a running (max, sum) followed by a
-// writing pass, optionally split over several blocks per row. Non-last axes
-// take a strided path: threads across the inner run, the same running
-// (max, sum), then a writing pass.
+// in registers; a block per row with the row in registers; a block per row
+// with the row in shared memory; longer rows: a streaming pass that keeps a
+// running (max, sum) followed by a writing pass, one block per row or split
+// over several blocks per row. Non-last axes take a strided path: threads
+// across the inner run, the same running (max, sum), then a writing pass.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +27,18 @@ using gpu::Vec;
 // The accurate expf (about 1 ulp): the f32 results stay within ~1e-6 of a
 // float64 reference, which __expf's |x|-proportional error would not.
 __device__ __forceinline__ float exp_f32(float x) { return expf(x); }
+
+// exp(x) at the precision the output type keeps: the accurate expf for f32;
+// for f16/bf16 outputs (11 or 8 significant bits) the special-function unit's
+// 2^x, one instruction instead of ~10, which keeps 16-bit rows memory-bound.
+template <typename T>
+__device__ __forceinline__ float exp_out(float x) {
+    if constexpr (std::is_same<T, float>::value) {
+        return expf(x);
+    } else {
+        return dev::exp2_approx(x * 1.44269504088896341f);
+    }
+}
 
 __device__ __forceinline__ float neg_inf() { return -__int_as_float(0x7f800000); }
 
@@ -135,7 +147,7 @@ softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
         float s = 0.0f;
 #pragma unroll
         for (int c = 0; c < kCols; ++c) {
-            x[c] = exp_f32(x[c] - m);
+            x[c] = exp_out<T>(x[c] - m);
             s += x[c];
         }
         s = gpu::group_allreduce<G>(s, gpu::SumOp{});
@@ -158,22 +170,18 @@ softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
     }
 }
 
-// ---- Dense rows, row in shared memory -------------------------------------------
 
-// Softmax of rows that fit in shared memory, one block per row.
-// Idea: HBM is read once: the row is staged in shared memory in its storage
-// type (the most columns per byte), max and sum are block reductions, and
-// the writing pass reads shared memory. Each thread reads back only the slots
-// it wrote, so the row itself needs no barrier; f32 rows keep exp(x - max) in
-// place and take one exp per element.
-template <typename T>
+// Softmax of rows of up to kVecs * P * blockDim.x elements, one block per row.
+// Idea: the row stays in registers (thread t holds vectors t, t + nt, ...,
+// coalesced), so HBM is read once and written once; a block max, one exp per
+// element, a block sum. (Reducing (max, sum) pairs instead saves a barrier
+// pair but costs two exps per shuffle step: measured slower.)
+template <typename T, int kVecs>
 __global__ void __launch_bounds__(1024)
-softmax_rows_block_smem_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
-                               OuterIndex ix) {
+softmax_rows_block_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
+                                    OuterIndex ix) {
     constexpr int P = gpu::vector_width<T>();
-    constexpr bool kKeepExp = std::is_same<T, float>::value;
-    extern __shared__ __align__(16) unsigned char smem_raw[];
-    T *row_s = reinterpret_cast<T *>(smem_raw);
+    constexpr int E = kVecs * P;
     __shared__ gpu::BlockReduceScratch<float> scratch;
     const int64_t tid = threadIdx.x, nt = blockDim.x;
     for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
@@ -182,62 +190,54 @@ softmax_rows_block_smem_kernel(const T *__restrict__ in, T *__restrict__ out, in
         const T *x_row = in + io;
         T *y_row = out + oo;
         const bool vec_ok = vector_aligned(x_row) && vector_aligned(y_row);
-        // Vectors [0, nvec) when aligned, the rest one by one; same split in every pass.
-        const int64_t nvec = vec_ok ? L / P : 0;
-        const int64_t tail0 = nvec * P;
-
-        float m = neg_inf();
-        for (int64_t q = tid; q < nvec; q += nt) {
-            const Vec<T, P> v = gpu::load_vec<P>(x_row + q * P);
-            gpu::store_vec<P>(row_s + q * P, v);
+        float x[E];
+        // All loads first: kVecs 16-byte requests in flight per thread.
 #pragma unroll
-            for (int e = 0; e < P; ++e) m = fmaxf(m, dev::to_f32(v.v[e]));
-        }
-        for (int64_t i = tail0 + tid; i < L; i += nt) {
-            const T v = x_row[i];
-            row_s[i] = v;
-            m = fmaxf(m, dev::to_f32(v));
-        }
-        m = gpu::block_allreduce(m, gpu::MaxOp{}, neg_inf(), scratch);
-
-        float s = 0.0f;
-        for (int64_t q = tid; q < nvec; q += nt) {
-            Vec<T, P> v = gpu::load_vec<P>(row_s + q * P);
+        for (int j = 0; j < kVecs; ++j) {
+            const int64_t e0 = (j * nt + tid) * P;
+            if (vec_ok && e0 + P <= L) {
+                const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
 #pragma unroll
-            for (int e = 0; e < P; ++e) {
-                const float y = exp_f32(dev::to_f32(v.v[e]) - m);
-                s += y;
-                if constexpr (kKeepExp) v.v[e] = y;
+                for (int e = 0; e < P; ++e) x[j * P + e] = dev::to_f32(v.v[e]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < P; ++e) x[j * P + e] = e0 + e < L ? dev::to_f32(x_row[e0 + e]) : neg_inf();
             }
-            if constexpr (kKeepExp) gpu::store_vec<P>(row_s + q * P, v);
         }
-        for (int64_t i = tail0 + tid; i < L; i += nt) {
-            const float y = exp_f32(dev::to_f32(row_s[i]) - m);
-            s += y;
-            if constexpr (kKeepExp) row_s[i] = y;
+        // Padding is -inf: it does not move the max and adds 0.
+        float m = neg_inf();
+#pragma unroll
+        for (int c = 0; c < E; ++c) m = fmaxf(m, x[c]);
+        m = gpu::block_allreduce(m, gpu::MaxOp{}, neg_inf(), scratch);
+        float s = 0.0f;
+#pragma unroll
+        for (int c = 0; c < E; ++c) {
+            // -inf adds 0, also when the whole row is -inf (m == -inf); that
+            // row's sum stays 0 and 0 * (1 / 0) gives its NaN outputs.
+            x[c] = x[c] != neg_inf() ? exp_out<T>(x[c] - m) : 0.0f;
+            s += x[c];
         }
         s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
-        const float inv = 1.0f / s;
-
-        for (int64_t q = tid; q < nvec; q += nt) {
-            Vec<T, P> v = gpu::load_vec<P>(row_s + q * P);
+        const float scale = 1.0f / s;
 #pragma unroll
-            for (int e = 0; e < P; ++e) {
-                const float y = kKeepExp ? dev::to_f32(v.v[e]) : exp_f32(dev::to_f32(v.v[e]) - m);
-                v.v[e] = dev::from_f32<T>(y * inv);
+        for (int j = 0; j < kVecs; ++j) {
+            const int64_t e0 = (j * nt + tid) * P;
+            if (vec_ok && e0 + P <= L) {
+                Vec<T, P> v;
+#pragma unroll
+                for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(x[j * P + e] * scale);
+                gpu::store_vec<P>(y_row + e0, v);
+            } else {
+#pragma unroll
+                for (int e = 0; e < P; ++e)
+                    if (e0 + e < L) y_row[e0 + e] = dev::from_f32<T>(x[j * P + e] * scale);
             }
-            gpu::store_vec<P>(y_row + q * P, v);
         }
-        for (int64_t i = tail0 + tid; i < L; i += nt) {
-            const float y = kKeepExp ? dev::to_f32(row_s[i]) : exp_f32(dev::to_f32(row_s[i]) - m);
-            y_row[i] = dev::from_f32<T>(y * inv);
-        }
-        // The next row's block reductions reuse `scratch` safely (see
-        // block_allreduce); row_s slots are private to their thread.
+        // The next row's reduction reuses `scratch` safely (see block_allreduce).
     }
 }
 
-// ---- Dense rows longer than shared memory ---------------------------------------
+// ---- Streaming spans (rows longer than shared memory holds) ----------------------
 
 // Running (max, sum) of x[0..n) over nt cooperating threads: vectors after
 // the elements before x's first 16-byte boundary; four vectors in flight.
@@ -297,10 +297,163 @@ __device__ __forceinline__ void span_write(const T *__restrict__ x, T *__restric
         y[i] = dev::from_f32<T>(exp_f32(dev::to_f32(x[i]) - m) * inv);
 }
 
+// ---- Dense rows held in shared memory, one block or a cluster per row --------------
+
+// The most blocks per cluster any plan uses (16 needs the non-portable opt-in).
+constexpr int kMaxClusterBlocks = 16;
+
+// Geometry of the cluster kernel, by value in its parameters.
+struct ClusterRows {
+    int64_t rows = 0;
+    int64_t L = 0;
+    int64_t slice = 0;   // elements of the row per block (a multiple of the vector width)
+    int64_t cached = 0;  // of a slice, the elements kept in shared memory (same)
+    OuterIndex ix;
+};
+
+// The block's value v joined over the cluster with op (max or sum), in rank
+// order, so every block gets the same result. `slot` is this block's shared
+// word for v. After the cluster barrier every block reads every slot; a slot
+// is written again only after the next cluster barrier (the next call), which
+// no block passes before finishing these reads, so one slot per use suffices.
+template <bool kCluster, typename Op>
+__device__ __forceinline__ float cluster_allreduce(float v, Op op, float *slot, float *gathered) {
+    if constexpr (!kCluster) {
+        return v;
+    } else {
+        const unsigned C = dev::cluster_size();
+        if (threadIdx.x == 0) *slot = v;
+        dev::cluster_sync();  // release/acquire: every slot written before any is read
+        if (threadIdx.x < C) gathered[threadIdx.x] = *dev::cluster_map(slot, threadIdx.x);
+        __syncthreads();
+        float r = gathered[0];
+        for (unsigned k = 1; k < C; ++k) r = op(r, gathered[k]);
+        return r;  // `gathered` is rewritten only after the caller's next block reduction
+    }
+}
+
+// Softmax of rows held in shared memory, one block per row, or (kCluster) one
+// cluster of C blocks per row, each holding a slice.
+// Idea: HBM is read once: each block keeps its slice of the row in shared
+// memory as f32; the row max and then the row sum are block reductions joined
+// across the cluster through distributed shared memory; the exps are stored
+// in place and the write pass scales what is on chip. A slice larger than
+// shared memory streams its tail twice, last in the read pass and first in
+// the write pass, so the second read comes from L2. Each thread reads back
+// only the shared-memory slots it wrote, so the row itself needs no barrier.
+// The plan runs the one-block form (rows that fit one block's shared memory).
+// The cluster form is correct (tested while the plan used it) but measured
+// slower on the H200 than the two-pass kernel for every row length tried,
+// 32K to 2^20 columns (docs/perf-notes.md): two cluster barriers and DSMEM
+// reads per row and one or two blocks per SM leave too few bytes in flight.
+// tests/cpp/nvidia/bench/axis_variants.cu still times it, for the next try.
+template <typename T, bool kCluster>
+__global__ void __launch_bounds__(512)
+softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, ClusterRows p) {
+    constexpr int P = gpu::vector_width<T>();
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    float *buf = reinterpret_cast<float *>(smem_raw);
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    __shared__ float slot_max, slot_sum;             // this block's values for the cluster
+    __shared__ float gathered[kMaxClusterBlocks];    // every block's value, in rank order
+    const unsigned C = kCluster ? dev::cluster_size() : 1u;
+    const unsigned rank = kCluster ? dev::cluster_rank() : 0u;
+    const int64_t tid = threadIdx.x, nt = blockDim.x;
+    // Every block of a cluster runs the same rows, so all reach each cluster barrier.
+    for (int64_t row = blockIdx.x / C; row < p.rows; row += gridDim.x / C) {
+        int64_t io, oo;
+        p.ix.offsets(row, &io, &oo);
+        const int64_t k0 = int64_t(rank) * p.slice;
+        const int64_t n = p.L - k0 < 0 ? 0 : (p.L - k0 < p.slice ? p.L - k0 : p.slice);
+        const T *x = in + io + k0;
+        T *y = out + oo + k0;
+        // Slices start at multiples of P, so the row's alignment is the slice's.
+        const bool vec_ok = vector_aligned(in + io) && vector_aligned(out + oo);
+        const int64_t cached = n < p.cached ? n : p.cached;
+        const int64_t cv = vec_ok ? cached / P : 0;  // vectors of the cached part; the rest one by one
+
+        // Read pass: the cached part into shared memory as f32, four vectors in
+        // flight (eight measured slower: 2116 against 2712 GB/s at 16384 bf16).
+        float m = neg_inf();
+        int64_t q = tid;
+        for (; q + 3 * nt < cv; q += 4 * nt) {
+            Vec<T, P> v[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) v[u] = gpu::load_vec<P>(x + (q + u * nt) * P);
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                Vec<float, P> f;
+#pragma unroll
+                for (int e = 0; e < P; ++e) {
+                    f.v[e] = dev::to_f32(v[u].v[e]);
+                    m = fmaxf(m, f.v[e]);
+                }
+                gpu::store_vec<P>(buf + (q + u * nt) * P, f);
+            }
+        }
+        for (; q < cv; q += nt) {
+            const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+            Vec<float, P> f;
+#pragma unroll
+            for (int e = 0; e < P; ++e) {
+                f.v[e] = dev::to_f32(v.v[e]);
+                m = fmaxf(m, f.v[e]);
+            }
+            gpu::store_vec<P>(buf + q * P, f);
+        }
+        for (int64_t i = cv * P + tid; i < cached; i += nt) {
+            buf[i] = dev::to_f32(x[i]);
+            m = fmaxf(m, buf[i]);
+        }
+        // The tail beyond shared memory, streamed (read again from L2 below):
+        // a running (max, sum), rescaled to the row max once that is known.
+        F32Pair tail = empty_pair();
+        if (cached < n) tail = span_stats(x + cached, n - cached, tid, nt);
+        m = gpu::block_allreduce(fmaxf(m, tail.a), gpu::MaxOp{}, neg_inf(), scratch);
+        m = cluster_allreduce<kCluster>(m, gpu::MaxOp{}, &slot_max, gathered);
+
+        // The thread's own slots: exp against the row max, in place. -inf adds
+        // 0, also when the whole row is -inf; that row's sum stays 0 and
+        // 0 * (1 / 0) gives its NaN outputs.
+        float s = tail.b == 0.0f ? 0.0f : tail.b * exp_f32(tail.a - m);
+        for (q = tid; q < cv; q += nt) {
+            Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
+#pragma unroll
+            for (int e = 0; e < P; ++e) {
+                f.v[e] = f.v[e] != neg_inf() ? exp_out<T>(f.v[e] - m) : 0.0f;
+                s += f.v[e];
+            }
+            gpu::store_vec<P>(buf + q * P, f);
+        }
+        for (int64_t i = cv * P + tid; i < cached; i += nt) {
+            buf[i] = buf[i] != neg_inf() ? exp_out<T>(buf[i] - m) : 0.0f;
+            s += buf[i];
+        }
+        s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
+        s = cluster_allreduce<kCluster>(s, gpu::SumOp{}, &slot_sum, gathered);
+        const float inv = 1.0f / s;
+
+        // Write pass: the streamed tail first (most recently read, still in L2), then shared memory.
+        if (cached < n) span_write(x + cached, y + cached, n - cached, m, inv, tid, nt);
+        for (q = tid; q < cv; q += nt) {
+            const Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
+            Vec<T, P> v;
+#pragma unroll
+            for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(f.v[e] * inv);
+            gpu::store_vec<P>(y + q * P, v);
+        }
+        for (int64_t i = cv * P + tid; i < cached; i += nt) y[i] = dev::from_f32<T>(buf[i] * inv);
+    }
+    if constexpr (kCluster) dev::cluster_sync();  // no block exits while another may read its slots
+}
+
 // Softmax of long rows, one block per row, no workspace.
 // Idea: one streaming pass keeps a running (max, sum) per thread (one rescale
-// per vector), a block reduction joins them, and a second pass writes: two
-// reads and one write of HBM, whatever the row length.
+// per vector), a block reduction joins them, and a second pass writes. The
+// second read of a row follows the first within microseconds, so it mostly
+// hits L2: measured on the H200 this beats holding rows of 64K-128K columns
+// in shared memory, where one or two blocks per SM stall on every row's
+// reductions (and, over a cluster, on its barriers).
 template <typename T>
 __global__ void __launch_bounds__(1024)
 softmax_rows_long_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,

@@ -1,16 +1,26 @@
 // softmax on NVIDIA GPUs: kernel choice at descriptor creation (plan) and
 // launches at execute (run). Kernels live in kernel.cuh.
 //
-// Choice, in this order (P = elements per 16-byte vector: 4 f32, 8 f16/bf16):
+// Choice, in this order (P = elements per 16-byte vector: 4 f32, 8 f16/bf16),
+// each threshold from measurements on the H200 (docs/perf-notes.md,
+// tests/cpp/nvidia/bench/axis_variants.cu):
 //   dense rows (inner == 1, axis stride 1 in and out):
-//     L <= P * warp / 2                    -> sub-warp per row, row in registers
+//     L <= P * warp / 2                    -> sub-warp per row, one vector per lane
+//     L <= P * warp, rows >= 4 * SMs       -> half a warp per row, two vectors per lane
 //     L <= 1024                            -> warp per row, row in registers
-//     L * sizeof(T) fits shared memory     -> block per row, row in shared memory
-//     longer, few rows (outer < 2 * SMs)   -> split rows: stats pass + write pass (workspace)
-//     longer                               -> block per row: stats pass + write pass
+//     L <= 16384 f32, 8192 f16/bf16        -> block per row, row in registers
+//     L <= what one block's shared memory holds as f32 (~57K on sm_90):
+//       rows < SMs                         -> split rows: stats pass + write pass (workspace)
+//       otherwise                          -> block per row, row in shared memory
+//     longer: rows < 2 * SMs (f32), < SMs / 2 (f16/bf16)
+//                                          -> split rows (workspace)
+//             otherwise                    -> block per row: stats pass + write pass, the
+//                                             second read mostly from L2
 //   otherwise (non-last axis, strided axis):
 //     outer * inner >= 512 * SMs           -> thread per slice
 //     fewer slices                         -> bx x by tile per slice group
+// Rows over a cluster of blocks (distributed shared memory, sm_90) measured
+// slower than the two-pass kernels for every length tried: see kernel.cuh.
 #include <cstdint>
 #include <type_traits>
 
@@ -32,36 +42,51 @@ constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 
 // AxisPlan::kernel values. launch[] holds, per kernel:
 //   kRowsWarp: [0] lanes per row, [1] columns per lane
-//   kRowsBlockSmem: [0] threads, [1] dynamic shared memory bytes
-//   kRowsLong: [0] threads
+//   kRowsBlockRegisters: [0] threads, [1] vectors per thread
+//   kRowsBlockSmem: [0] threads, [1] elements per row kept in shared memory
 //   kRowsSplit: [0] threads, [1] chunks per row, [2] chunk length
+//   kRowsLong: [0] threads
 //   kStridedTile: [0] bx, [1] by
 enum Kernel : int32_t {
     kRowsWarp = 1,
-    kRowsBlockSmem = 2,
-    kRowsLong = 3,
+    kRowsBlockRegisters = 2,
+    kRowsBlockSmem = 3,
     kRowsSplit = 4,
     kStridedThread = 5,
     kStridedTile = 6,
+    kRowsLong = 7,
 };
 
 constexpr int kWarpKernelThreads = 128;
+constexpr int64_t kHalfWarpMinRowsPerSm = 4;
 constexpr int64_t kWarpMaxCols = 1024;
+// Rows in registers: f32 up to 16384 columns (512 threads x 32 values: 3983
+// GB/s against 3672 in shared memory), f16/bf16 up to 8192 (beyond, shared
+// memory wins: 2712 against 2040 GB/s at 16384). Values per thread: 16 f32 up
+// to 4096 columns, 32 beyond (8192: 4062 GB/s against 3450 with 16 at 512
+// threads); 16 for f16/bf16 (fewer threads with more values measured slower).
+constexpr int64_t kRegisterMaxColsF32 = 16384;
+constexpr int64_t kRegisterMaxCols16 = 8192;
 constexpr int kLongThreads = 1024;
+constexpr int kSplitThreads = 1024;
 constexpr int kStridedThreads = 256;
-constexpr int64_t kLongBlocksPerSm = 2;        // 2 x 1024 threads fill an SM
+constexpr int64_t kSplitBlocksPerSm = 2;       // 2 x 1024 threads fill an SM
 constexpr int64_t kSlicesPerSmForThreads = 512;
-constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch beside the row
+constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch and cluster slots beside the row
 constexpr size_t kWorkspaceAlign = gpu::kVectorBytes;
 
 int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
-int64_t elem_size(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 2; }
 
-int block_smem_threads(int64_t L) { return L <= 4096 ? 256 : (L <= 16384 ? 512 : 1024); }
+int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
 
-size_t row_smem_bytes(int64_t L, int64_t size) {
-    return size_t(ceil_div(L * size, gpu::kVectorBytes) * gpu::kVectorBytes);
+// f32 elements of a row slice one block can keep in shared memory (a multiple of P).
+int64_t smem_slice_capacity(const gpu::DeviceInfo &info, int64_t P) {
+    const int64_t bytes = int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
+    return bytes > 0 ? bytes / int64_t(sizeof(float)) / P * P : 0;
 }
+
+// Threads of the shared-memory kernel (its __launch_bounds__): two blocks of 512 fit an SM.
+constexpr int kSmemThreads = 512;
 
 template <int G, typename F>
 void with_lanes(int g, F f) {
@@ -83,7 +108,11 @@ template <typename T>
 void launch_warp(const T *in, T *out, int64_t rows, int64_t L, int lanes, int cols,
                  const gpu::OuterIndex &ix, dev::stream_t stream) {
     constexpr int P = gpu::vector_width<T>();
-    if (lanes < dev::kWarpSize) {  // short rows: one vector per lane
+    if (lanes < dev::kWarpSize) {  // short rows: one vector per lane, or two on half a warp
+        if (cols > P) {
+            launch_warp_rows<T, dev::kWarpSize / 2, 2 * P>(in, out, rows, L, ix, stream);
+            return;
+        }
         with_lanes<dev::kWarpSize / 2>(lanes, [&](auto g) {
             launch_warp_rows<T, decltype(g)::value, P>(in, out, rows, L, ix, stream);
         });
@@ -96,11 +125,51 @@ void launch_warp(const T *in, T *out, int64_t rows, int64_t L, int lanes, int co
     else launch_warp_rows<T, W, 32>(in, out, rows, L, ix, stream);
 }
 
+// Vectors per thread of the register kernel: up to 32 f32 / 16 f16/bf16 values.
 template <typename T>
-oprt_status_t launch_long(const T *in, T *out, int64_t rows, int64_t L, const gpu::OuterIndex &ix,
-                          dev::stream_t stream) {
-    const int64_t blocks = clamp64(rows, 1, kMaxGridBlocks);
-    softmax_rows_long_kernel<T><<<unsigned(blocks), kLongThreads, 0, stream>>>(in, out, rows, L, ix);
+constexpr int kMaxRegisterVecs = gpu::vector_width<T>() == 4 ? 8 : 2;
+
+// Calls f(std::integral_constant<int, V>) for the runtime count v (1 <= v <= Max).
+template <int Max, typename F>
+void with_vecs(int v, F f) {
+    if (v >= Max) {
+        f(std::integral_constant<int, Max>{});
+    } else if constexpr (Max > 1) {
+        with_vecs<Max - 1>(v, f);
+    }
+}
+
+template <typename T>
+void launch_block_registers(const T *in, T *out, int64_t rows, int64_t L, int threads, int vecs,
+                            const gpu::OuterIndex &ix, dev::stream_t stream) {
+    const unsigned blocks = unsigned(clamp64(rows, 1, kMaxGridBlocks));
+    with_vecs<kMaxRegisterVecs<T>>(vecs, [&](auto kv) {
+        constexpr int V = decltype(kv)::value;
+        softmax_rows_block_registers_kernel<T, V><<<blocks, unsigned(threads), 0, stream>>>(in, out, rows, L, ix);
+    });
+}
+
+template <typename T>
+oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gpu::OuterIndex &ix,
+                                dev::stream_t stream) {
+    constexpr int64_t P = gpu::vector_width<T>();
+    gpu::DeviceInfo info;
+    oprt_status_t s = gpu::current_device(kOp, &info);
+    if (s != OPRT_SUCCESS) return s;
+    ClusterRows q;
+    q.rows = p.outer;
+    q.L = p.axis_len;
+    q.slice = round_up(q.L, P);
+    q.ix = ix;
+    // The cached part must fit this device's shared memory (planned on another
+    // GPU, the rest streams twice: the same results).
+    const int64_t cap = smem_slice_capacity(info, P);
+    q.cached = p.launch[1] < cap ? p.launch[1] : cap;
+    const size_t smem = size_t(q.cached) * sizeof(float);
+    const void *kernel = reinterpret_cast<const void *>(&softmax_rows_cluster_kernel<T, false>);
+    if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
+    softmax_rows_cluster_kernel<T, false>
+        <<<unsigned(clamp64(q.rows, 1, kMaxGridBlocks)), unsigned(p.launch[0]), smem, stream>>>(in, out, q);
     return OPRT_SUCCESS;
 }
 
@@ -114,22 +183,14 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsWarp:
         launch_warp(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), ix, stream);
         return OPRT_SUCCESS;
-    case kRowsBlockSmem: {
-        const size_t smem = size_t(p.launch[1]);
-        gpu::DeviceInfo info;
-        oprt_status_t s = gpu::current_device(kOp, &info);
-        if (s != OPRT_SUCCESS) return s;
-        // Planned on a device with more shared memory than this one: the
-        // streaming kernel needs none and gives the same results.
-        if (smem + kStaticSmemReserve > info.smem_per_block_optin) return launch_long(in, out, rows, L, ix, stream);
-        const void *kernel = reinterpret_cast<const void *>(&softmax_rows_block_smem_kernel<T>);
-        if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
-        const int64_t blocks = clamp64(rows, 1, kMaxGridBlocks);
-        softmax_rows_block_smem_kernel<T>
-            <<<unsigned(blocks), unsigned(p.launch[0]), smem, stream>>>(in, out, rows, L, ix);
+    case kRowsBlockRegisters:
+        launch_block_registers(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), ix, stream);
         return OPRT_SUCCESS;
-    }
-    case kRowsLong: return launch_long(in, out, rows, L, ix, stream);
+    case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
+    case kRowsLong:
+        softmax_rows_long_kernel<T>
+            <<<unsigned(clamp64(rows, 1, kMaxGridBlocks)), kLongThreads, 0, stream>>>(in, out, rows, L, ix);
+        return OPRT_SUCCESS;
     case kRowsSplit: {
         const int threads = int(p.launch[0]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
@@ -167,6 +228,46 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     }
 }
 
+// Rows longer than the register kernels take: see the table at the top.
+template <typename T>
+oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
+    constexpr int64_t P = gpu::vector_width<T>();
+    const int64_t L = p.axis_len, sms = info.sm_count;
+    const int64_t cap = smem_slice_capacity(info, P);
+    auto plan_split = [&](int64_t target) {  // true when splitting gives more than one chunk per row
+        const int64_t max_chunks = ceil_div(L, int64_t(kSplitThreads) * P * 4);
+        int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
+        if (chunks <= 1) return false;
+        const int64_t chunk_len = ceil_div(ceil_div(L, chunks), 256) * 256;
+        chunks = ceil_div(L, chunk_len);
+        p.kernel = kRowsSplit;
+        p.kernel_name = "rows_long_split_two_pass";
+        p.launch[0] = kSplitThreads;
+        p.launch[1] = chunks;
+        p.launch[2] = chunk_len;
+        p.workspace_bytes = size_t(p.outer * chunks) * sizeof(F32Pair) + kWorkspaceAlign;
+        return true;
+    };
+    const int64_t split_target = kSplitBlocksPerSm * sms;
+    if (L <= cap) {  // one block's shared memory holds the row
+        if (p.outer < sms && plan_split(split_target)) return OPRT_SUCCESS;
+        p.kernel = kRowsBlockSmem;
+        p.kernel_name = "rows_block_smem";
+        p.launch[0] = kSmemThreads;
+        p.launch[1] = round_up(L, P);
+        return OPRT_SUCCESS;
+    }
+    // The split's extra pass costs 16-bit rows more than idle SMs do: at 2^20
+    // bf16 columns and 128 rows (one block on each of 128 SMs), 2088 GB/s for
+    // the block-per-row kernel against 1066 split.
+    const int64_t split_below = P == 4 ? split_target : sms / 2;
+    if (p.outer < split_below && plan_split(split_target)) return OPRT_SUCCESS;
+    p.kernel = kRowsLong;
+    p.kernel_name = "rows_long_block_two_pass";
+    p.launch[0] = kLongThreads;
+    return OPRT_SUCCESS;
+}
+
 }  // namespace
 
 oprt_status_t plan(AxisPlan &p) {
@@ -192,6 +293,13 @@ oprt_status_t plan(AxisPlan &p) {
                 p.kernel_name = "rows_subwarp_registers";
                 p.launch[0] = next_pow2(ceil_div(L, P));
                 p.launch[1] = P;
+            } else if (L <= P * dev::kWarpSize && p.outer >= kHalfWarpMinRowsPerSm * sms) {
+                // Two vectors on each of half a warp's lanes: more bytes in flight
+                // per thread when rows fill the GPU ((32768, 128) f32: 10.3 us
+                // against 12.0); a few rows finish sooner on 32 lanes.
+                p.kernel_name = "rows_subwarp_registers";
+                p.launch[0] = dev::kWarpSize / 2;
+                p.launch[1] = 2 * P;
             } else {
                 p.kernel_name = "rows_warp_registers";
                 p.launch[0] = dev::kWarpSize;
@@ -200,34 +308,24 @@ oprt_status_t plan(AxisPlan &p) {
             }
             return OPRT_SUCCESS;
         }
-        const size_t smem = row_smem_bytes(L, elem_size(p.dtype));
-        if (smem + kStaticSmemReserve <= info.smem_per_block_optin) {
-            p.kernel = kRowsBlockSmem;
-            p.kernel_name = "rows_block_smem";
-            p.launch[0] = block_smem_threads(L);
-            p.launch[1] = int64_t(smem);
+        if (L <= (P == 4 ? kRegisterMaxColsF32 : kRegisterMaxCols16)) {
+            // Threads in multiples of 64 (valid for 32- and 64-lane warps), as
+            // few as hold the row at the measured values per thread.
+            const int64_t vecs = ceil_div(L, P);
+            const int64_t per_thread = P == 4 ? (L <= 4096 ? 4 : 8) : 2;
+            const int64_t threads = clamp64(round_up(ceil_div(vecs, per_thread), 64), 64, 1024);
+            p.kernel = kRowsBlockRegisters;
+            p.kernel_name = "rows_block_registers";
+            p.launch[0] = threads;
+            p.launch[1] = ceil_div(vecs, threads);
             return OPRT_SUCCESS;
         }
-        const int64_t target = kLongBlocksPerSm * sms;
-        if (p.outer < target) {
-            const int64_t max_chunks = ceil_div(L, int64_t(kLongThreads) * P * 4);
-            int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
-            if (chunks > 1) {
-                const int64_t chunk_len = ceil_div(ceil_div(L, chunks), 256) * 256;
-                chunks = ceil_div(L, chunk_len);
-                p.kernel = kRowsSplit;
-                p.kernel_name = "rows_long_split_two_pass";
-                p.launch[0] = kLongThreads;
-                p.launch[1] = chunks;
-                p.launch[2] = chunk_len;
-                p.workspace_bytes = size_t(p.outer * chunks) * sizeof(F32Pair) + kWorkspaceAlign;
-                return OPRT_SUCCESS;
-            }
+        switch (p.dtype) {
+        case OPRT_DTYPE_F32: return plan_long_rows<float>(p, info);
+        case OPRT_DTYPE_F16: return plan_long_rows<dev::half_t>(p, info);
+        case OPRT_DTYPE_BF16: return plan_long_rows<dev::bf16_t>(p, info);
         }
-        p.kernel = kRowsLong;
-        p.kernel_name = "rows_long_block_two_pass";
-        p.launch[0] = kLongThreads;
-        return OPRT_SUCCESS;
+        return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
     }
 
     if (p.outer * p.inner >= kSlicesPerSmForThreads * sms) {

@@ -37,7 +37,7 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
         SCOPED_TRACE(dtype_name(dt));
         // Inputs and outputs; reduce/softmax shapes take their workspace paths.
         Tensor a, b, c_out, add_out, relu_out, sum_all_in, sum_all_out, sum_col_in, sum_col_out, sm_in, sm_out,
-            sm_small_in, sm_small_out;
+            sm_small_in, sm_small_out, sm_cl_in, sm_cl_out;
         make_tensor(a, dt, {4097, 33}, {}, 0, Fill::kUniform, 1);
         make_tensor(b, dt, {33}, {}, 0, Fill::kUniform, 2);
         make_tensor(c_out, dt, {4097, 33}, {}, 0, Fill::kPoison);
@@ -51,17 +51,21 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
         make_tensor(sm_out, dt, {2, 1 << 20}, {}, 0, Fill::kPoison);
         make_tensor(sm_small_in, dt, {37, 129}, {}, 0, Fill::kUniform, 6);
         make_tensor(sm_small_out, dt, {37, 129}, {}, 0, Fill::kPoison);
+        // Rows in one block's shared memory (dynamic shared memory above 48 KB)
+        make_tensor(sm_cl_in, dt, {150, 40000}, {}, 0, Fill::kUniform, 7);
+        make_tensor(sm_cl_out, dt, {150, 40000}, {}, 0, Fill::kPoison);
         ASSERT_FALSE(HasFatalFailure());
 
         const oprt_tensor_view_t av = a.view(), bv = b.view(), cv = c_out.view(), addv = add_out.view(),
                                  reluv = relu_out.view(), sai = sum_all_in.view(), sao = sum_all_out.view(),
                                  sci = sum_col_in.view(), sco = sum_col_out.view(), smi = sm_in.view(),
-                                 smo = sm_out.view(), ssi = sm_small_in.view(), sso = sm_small_out.view();
+                                 smo = sm_out.view(), ssi = sm_small_in.view(), sso = sm_small_out.view(),
+                                 sci2 = sm_cl_in.view(), sco2 = sm_cl_out.view();
         oprt_copy_descriptor_t copy_d;
         oprt_vector_add_descriptor_t add_d;
         oprt_relu_descriptor_t relu_d;
         oprt_reduce_sum_descriptor_t sum_all_d, sum_col_d;
-        oprt_softmax_descriptor_t sm_d, sm_small_d;
+        oprt_softmax_descriptor_t sm_d, sm_small_d, sm_cl_d;
         NVT_OPRT_OK(oprt_create_copy_descriptor(&copy_d, &cv, &av));
         NVT_OPRT_OK(oprt_create_vector_add_descriptor(&add_d, &addv, &av, &bv));
         NVT_OPRT_OK(oprt_create_relu_descriptor(&relu_d, &reluv, &av, 0.25f));
@@ -69,13 +73,15 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
         NVT_OPRT_OK(oprt_create_reduce_sum_descriptor(&sum_col_d, &sco, &sci, 0));
         NVT_OPRT_OK(oprt_create_softmax_descriptor(&sm_d, &smo, &smi, 1));
         NVT_OPRT_OK(oprt_create_softmax_descriptor(&sm_small_d, &sso, &ssi, 1));
-        size_t ws_sum_all = 0, ws_sum_col = 0, ws_sm = 0, ws_sm_small = 0;
+        NVT_OPRT_OK(oprt_create_softmax_descriptor(&sm_cl_d, &sco2, &sci2, 1));
+        size_t ws_sum_all = 0, ws_sum_col = 0, ws_sm = 0, ws_sm_small = 0, ws_sm_cl = 0;
         NVT_OPRT_OK(oprt_get_reduce_sum_workspace_size(sum_all_d, &ws_sum_all));
         NVT_OPRT_OK(oprt_get_reduce_sum_workspace_size(sum_col_d, &ws_sum_col));
         NVT_OPRT_OK(oprt_get_softmax_workspace_size(sm_d, &ws_sm));
         NVT_OPRT_OK(oprt_get_softmax_workspace_size(sm_small_d, &ws_sm_small));
+        NVT_OPRT_OK(oprt_get_softmax_workspace_size(sm_cl_d, &ws_sm_cl));
         EXPECT_GT(ws_sum_all, 0u) << "the full reduction is expected to take the two-pass split path";
-        DeviceBuffer w1(ws_sum_all), w2(ws_sum_col), w3(ws_sm), w4(ws_sm_small);
+        DeviceBuffer w1(ws_sum_all), w2(ws_sum_col), w3(ws_sm), w4(ws_sm_small), w5(ws_sm_cl);
 
         cudaStream_t stream;
         NVT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -90,6 +96,7 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
             NVT_OPRT_OK(oprt_execute_softmax(sm_d, w3.get(), ws_sm, sm_out.data(), sm_in.data(), stream));
             NVT_OPRT_OK(oprt_execute_softmax(sm_small_d, w4.get(), ws_sm_small, sm_small_out.data(),
                                              sm_small_in.data(), stream));
+            NVT_OPRT_OK(oprt_execute_softmax(sm_cl_d, w5.get(), ws_sm_cl, sm_cl_out.data(), sm_cl_in.data(), stream));
         };
         // One eager run first, as real code does before capturing: it loads the
         // kernels (lazy module loading) and sets per-device attributes.
@@ -117,11 +124,14 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
             refill(sum_col_in, Fill::kIntegers, seed + 4, 0);
             refill(sm_in, Fill::kUniform, seed + 5, 6.0f);
             refill(sm_small_in, Fill::kUniform, seed + 6, 6.0f);
-            for (Tensor *t : {&c_out, &add_out, &relu_out, &sum_all_out, &sum_col_out, &sm_out, &sm_small_out})
+            refill(sm_cl_in, Fill::kUniform, seed + 7, 6.0f);
+            for (Tensor *t :
+                 {&c_out, &add_out, &relu_out, &sum_all_out, &sum_col_out, &sm_out, &sm_small_out, &sm_cl_out})
                 poison(*t);
             NVT_CUDA_OK(cudaGraphLaunch(exec, stream));
             NVT_CUDA_OK(cudaStreamSynchronize(stream));
-            for (Tensor *t : {&c_out, &add_out, &relu_out, &sum_all_out, &sum_col_out, &sm_out, &sm_small_out})
+            for (Tensor *t :
+                 {&c_out, &add_out, &relu_out, &sum_all_out, &sum_col_out, &sm_out, &sm_small_out, &sm_cl_out})
                 download(*t);
 
             const Tol r = rounding_tol(dt);
@@ -158,11 +168,14 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
             };
             const auto want_sm = softmax_want(sm_in, 1 << 20);
             const auto want_small = softmax_want(sm_small_in, 129);
+            const auto want_cl = softmax_want(sm_cl_in, 40000);
             const Tol st = softmax_tol(dt);
             expect_output(sm_out, [&](int64_t i) { return want_sm[size_t(i)]; }, [&](int64_t) { return st; },
                           "graph softmax long rows");
             expect_output(sm_small_out, [&](int64_t i) { return want_small[size_t(i)]; },
                           [&](int64_t) { return st; }, "graph softmax short rows");
+            expect_output(sm_cl_out, [&](int64_t i) { return want_cl[size_t(i)]; }, [&](int64_t) { return st; },
+                          "graph softmax rows in shared memory");
         }
 
         NVT_CUDA_OK(cudaGraphExecDestroy(exec));
@@ -175,6 +188,7 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
         oprt_destroy_reduce_sum_descriptor(sum_col_d);
         oprt_destroy_softmax_descriptor(sm_d);
         oprt_destroy_softmax_descriptor(sm_small_d);
+        oprt_destroy_softmax_descriptor(sm_cl_d);
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,52 @@ struct Spec {
     std::vector<int64_t> shape;
     std::vector<int64_t> strides;  // empty: contiguous
     int64_t offset = 0;            // elements before element 0 (misalignment)
+};
+
+// While one is alive, every check_* call below also asserts that its
+// descriptor's plan picked the kernel `name` (oprt_get_<op>_kernel_name): the
+// tests on each side of a plan threshold prove which side they are on.
+class ExpectKernel {
+public:
+    explicit ExpectKernel(const char *name) : prev_(current()) { current() = name; }
+    ~ExpectKernel() { current() = prev_; }
+    ExpectKernel(const ExpectKernel &) = delete;
+    ExpectKernel &operator=(const ExpectKernel &) = delete;
+    static const char *&current() {
+        static const char *name = nullptr;
+        return name;
+    }
+    static void check(oprt_status_t status, const char *got, const std::string &what) {
+        if (current() == nullptr) return;
+        ASSERT_EQ(status, OPRT_SUCCESS) << what << ": kernel name query failed";
+        EXPECT_STREQ(got, current()) << what << ": the plan picked another kernel";
+    }
+
+private:
+    const char *prev_;
+};
+
+// Sets an environment variable for one scope (OPRT_DISABLE_CLUSTERS, read at
+// descriptor creation, reaches the portable fallbacks of the cluster kernels).
+class ScopedEnv {
+public:
+    ScopedEnv(const char *name, const char *value) : name_(name) {
+        const char *old = std::getenv(name);
+        had_ = old != nullptr;
+        if (had_) old_ = old;
+        setenv(name, value, 1);
+    }
+    ~ScopedEnv() {
+        if (had_) setenv(name_, old_.c_str(), 1);
+        else unsetenv(name_);
+    }
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+    const char *name_;
+    bool had_ = false;
+    std::string old_;
 };
 
 enum class Ew { kCopy, kAdd, kRelu };
@@ -63,6 +110,14 @@ inline oprt_status_t execute_ew(Ew op, void *desc, void *out, const void *a, con
     }
     return OPRT_ERR_INVALID_ARG;
 }
+inline oprt_status_t kernel_name_ew(Ew op, void *desc, const char **name) {
+    switch (op) {
+    case Ew::kCopy: return oprt_get_copy_kernel_name(static_cast<oprt_copy_descriptor_t>(desc), name);
+    case Ew::kAdd: return oprt_get_vector_add_kernel_name(static_cast<oprt_vector_add_descriptor_t>(desc), name);
+    case Ew::kRelu: return oprt_get_relu_kernel_name(static_cast<oprt_relu_descriptor_t>(desc), name);
+    }
+    return OPRT_ERR_INVALID_ARG;
+}
 inline oprt_status_t destroy_ew(Ew op, void *desc) {
     switch (op) {
     case Ew::kCopy: return oprt_destroy_copy_descriptor(static_cast<oprt_copy_descriptor_t>(desc));
@@ -99,6 +154,9 @@ inline void check_elementwise(Ew op, oprt_dtype_t dt, const Spec &out_s, const S
     const oprt_tensor_view_t ov = out.view(), av = a.view(), bv = op == Ew::kAdd ? b.view() : a.view();
     void *desc = nullptr;
     NVT_OPRT_OK(create_ew(op, &desc, &ov, &av, &bv, slope));
+    const char *kernel = nullptr;
+    const oprt_status_t named = kernel_name_ew(op, desc, &kernel);  // before reading `kernel`
+    ExpectKernel::check(named, kernel, what);
     NVT_OPRT_OK(execute_ew(op, desc, out.data(), a.data(), op == Ew::kAdd ? b.data() : nullptr, stream));
     NVT_OPRT_OK(destroy_ew(op, desc));  // execute needs nothing after it returns
     download(out);
@@ -210,6 +268,9 @@ inline void check_reduce_sum(oprt_dtype_t dt, const Spec &in_s, int axis, bool k
     const oprt_tensor_view_t ov = out.view(), iv = in.view();
     oprt_reduce_sum_descriptor_t desc = nullptr;
     NVT_OPRT_OK(oprt_create_reduce_sum_descriptor(&desc, &ov, &iv, axis));
+    const char *kernel = nullptr;
+    const oprt_status_t named = oprt_get_reduce_sum_kernel_name(desc, &kernel);  // before reading `kernel`
+    ExpectKernel::check(named, kernel, what);
     size_t ws_bytes = 0;
     NVT_OPRT_OK(oprt_get_reduce_sum_workspace_size(desc, &ws_bytes));
     DeviceBuffer ws(ws_bytes);
@@ -289,6 +350,9 @@ inline void check_softmax(oprt_dtype_t dt, const Spec &in_s, int axis, bool spec
     const oprt_tensor_view_t ov = out.view(), iv = in.view();
     oprt_softmax_descriptor_t desc = nullptr;
     NVT_OPRT_OK(oprt_create_softmax_descriptor(&desc, &ov, &iv, axis));
+    const char *kernel = nullptr;
+    const oprt_status_t named = oprt_get_softmax_kernel_name(desc, &kernel);  // before reading `kernel`
+    ExpectKernel::check(named, kernel, what);
     size_t ws_bytes = 0;
     NVT_OPRT_OK(oprt_get_softmax_workspace_size(desc, &ws_bytes));
     DeviceBuffer ws(ws_bytes);

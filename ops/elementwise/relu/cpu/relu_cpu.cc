@@ -27,6 +27,11 @@ void relu(const ElementwisePlan &p, const ExecArgs &args) {
 
 }  // namespace
 
+oprt_status_t plan(ElementwisePlan &plan) {
+    plan.kernel_name = plan.contiguous ? "cpu.contiguous" : "cpu.strided";
+    return OPRT_SUCCESS;
+}
+
 oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args) {
     switch (plan.dtype) {
     case OPRT_DTYPE_F32: relu<float>(plan, args); break;

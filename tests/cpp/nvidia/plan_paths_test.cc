@@ -1,0 +1,222 @@
+// The plan switches of the tuned kernels, each tested on both sides of its
+// threshold, with the kernel the plan picked asserted by name (ExpectKernel):
+// elementwise and the broadcast fast path, softmax rows on part of a warp /
+// in registers / in one block's shared memory / in two streaming passes (one
+// block per row or split), reduce_sum rows and first-axis reductions over
+// clusters or in two passes. OPRT_DISABLE_CLUSTERS=1 reaches the portable
+// fallbacks that GPUs without clusters take.
+//
+// Thresholds are those of an H100/H200 (132 SMs, 227 KB of shared memory per
+// block, clusters up to 16 blocks); row counts keep rows * blocks-per-row well
+// above or below the SM count, so a cluster size above 8 falling back to 8 picks
+// the same kernel.
+#include "op_cases.h"
+
+namespace nvt {
+namespace {
+
+class NvidiaPlanPaths : public ::testing::Test {
+protected:
+    void SetUp() override { NVT_SKIP_WITHOUT_CUDA(); }
+    NvidiaBackend backend_;
+};
+
+// ---- Elementwise ----------------------------------------------------------------
+
+TEST_F(NvidiaPlanPaths, ContiguousLarge) {
+    // Many blocks, odd tails and heads.
+    // (One op per dtype: the kernel template is shared; sizes keep the host check short.)
+    ExpectKernel k("contiguous_vectorized");
+    const int64_t n32 = (int64_t(1) << 23) + 12345, n16 = (int64_t(1) << 24) + 4097;
+    check_elementwise(Ew::kAdd, OPRT_DTYPE_F32, {{n32}}, {{n32}}, {{n32}});
+    check_elementwise(Ew::kAdd, OPRT_DTYPE_F32, {{n32}, {}, 3}, {{n32}, {}, 3}, {{n32}, {}, 3});  // same misalignment
+    check_elementwise(Ew::kCopy, OPRT_DTYPE_BF16, {{n16}}, {{n16}});
+    check_elementwise(Ew::kRelu, OPRT_DTYPE_F16, {{n16}}, {{n16}});
+}
+
+TEST_F(NvidiaPlanPaths, VectorAddBroadcastRow) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        ExpectKernel k("broadcast_row_vectorized");
+        // Row lengths: a multiple of the vector width (vector row loads) or not
+        // (element loads, columns wrapping inside a vector); short and long rows.
+        for (int64_t C : {int64_t(8), int64_t(129), int64_t(1000), int64_t(1001), int64_t(1024)})
+            check_elementwise(Ew::kAdd, dt, {{301, C}}, {{301, C}}, {{C}});
+        check_elementwise(Ew::kAdd, dt, {{4099, 1024}}, {{4099, 1024}}, {{1024}});  // many tiles per block
+        check_elementwise(Ew::kAdd, dt, {{2000, 1001}}, {{2000, 1001}}, {{1, 1001}});
+        check_elementwise(Ew::kAdd, dt, {{301, 1024}}, {{1024}}, {{301, 1024}});     // the row is the first input
+        check_elementwise(Ew::kAdd, dt, {{4, 100, 64}}, {{4, 100, 64}}, {{64}});     // outer dims merge
+        check_elementwise(Ew::kAdd, dt, {{301, 1024}}, {{301, 1024}}, {{1024}, {}, 1});  // misaligned row: element loads
+        // out and the dense input misaligned: the strided kernel at run time, same results.
+        check_elementwise(Ew::kAdd, dt, {{301, 1024}, {}, 1}, {{301, 1024}, {}, 1}, {{1024}});
+        check_elementwise(Ew::kAdd, dt, {{301, 1024}}, {{301, 1024}, {}, 2}, {{1024}});
+    }
+}
+
+TEST_F(NvidiaPlanPaths, VectorAddBroadcastScalarAndNot) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        {
+            ExpectKernel k("broadcast_scalar_vectorized");
+            check_elementwise(Ew::kAdd, dt, {{(1 << 22) + 3}}, {{(1 << 22) + 3}}, {{}});
+            check_elementwise(Ew::kAdd, dt, {{77, 33}}, {{}}, {{77, 33}});
+            check_elementwise(Ew::kAdd, dt, {{5}}, {{5}}, {{1}});  // less than one vector: tail only
+        }
+        {
+            // Not the fast path: a row shorter than one vector, a column
+            // broadcast, both inputs broadcast, a strided output.
+            ExpectKernel k("strided_index32");
+            check_elementwise(Ew::kAdd, dt, {{100, 3}}, {{100, 3}}, {{3}});
+            check_elementwise(Ew::kAdd, dt, {{300, 64}}, {{300, 64}}, {{300, 1}});
+            check_elementwise(Ew::kAdd, dt, {{300, 64}}, {{300, 1}}, {{64}});
+            check_elementwise(Ew::kAdd, dt, {{300, 64}, {128, 1}}, {{300, 64}}, {{64}});
+        }
+    }
+}
+
+TEST_F(NvidiaPlanPaths, OneInputBroadcast) {
+    // copy / relu from a repeated row or a scalar into a dense output.
+    for (Ew op : {Ew::kCopy, Ew::kRelu})
+        for (oprt_dtype_t dt : all_dtypes()) {
+            {
+                ExpectKernel k("broadcast_row_vectorized");
+                check_elementwise(op, dt, {{1001, 1024}}, {{1024}});
+                check_elementwise(op, dt, {{1001, 129}}, {{1, 129}});
+            }
+            {
+                ExpectKernel k("broadcast_scalar_vectorized");
+                check_elementwise(op, dt, {{70001}}, {{}});
+            }
+        }
+}
+
+// ---- softmax ----------------------------------------------------------------------
+
+TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        const int64_t P = dt == OPRT_DTYPE_F32 ? 4 : 8;
+        {
+            // One vector per lane; then, with rows enough to fill the GPU
+            // (4 per SM), two vectors on each of half a warp's lanes.
+            ExpectKernel k("rows_subwarp_registers");
+            for (int64_t L : {P * 16, P * 16 + 1, P * 24 + 3, P * 32}) check_softmax(dt, {{600, L}}, 1);
+            check_softmax(dt, {{600, P * 32}, {}, 1}, 1);
+            check_softmax(dt, {{600, P * 32}}, 1, /*specials=*/true);
+        }
+        {
+            ExpectKernel k("rows_warp_registers");
+            check_softmax(dt, {{37, P * 16 + 1}}, 1);  // few rows: 32 lanes
+            check_softmax(dt, {{37, P * 32}}, 1, true);
+            check_softmax(dt, {{37, P * 32 + 1}}, 1);
+            check_softmax(dt, {{37, 1024}}, 1);
+        }
+        const int64_t reg_max = dt == OPRT_DTYPE_F32 ? 16384 : 8192;
+        {
+            ExpectKernel k("rows_block_registers");
+            for (int64_t L : {int64_t(1025), int64_t(1280), int64_t(2304), int64_t(3840), int64_t(4096),
+                              int64_t(4097), int64_t(5000), int64_t(8191), reg_max - 1, reg_max})
+                check_softmax(dt, {{37, L}}, 1);
+            check_softmax(dt, {{37, 4097}, {}, 1}, 1);  // misaligned rows: element loads
+            check_softmax(dt, {{8, 3000}}, 1, /*specials=*/true);
+            check_softmax(dt, {{8, reg_max}}, 1, true);
+            check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
+        }
+        {
+            ExpectKernel k("rows_block_smem");  // past the register limit, rows enough to fill the GPU
+            check_softmax(dt, {{150, reg_max + 1}}, 1);
+        }
+    }
+}
+
+TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        // Past the register limit with enough rows to fill the GPU: one block
+        // per row, the row in its shared memory (as f32: up to ~57K columns).
+        ExpectKernel k("rows_block_smem");
+        check_softmax(dt, {{150, 16385}}, 1);
+        check_softmax(dt, {{150, 20003}}, 1);  // odd rows: every other row misaligned
+        check_softmax(dt, {{150, 20000}}, 1, /*specials=*/true);
+        check_softmax(dt, {{150, 40000}}, 1);
+        check_softmax(dt, {{140, 57000}}, 1, true);
+    }
+}
+
+TEST_F(NvidiaPlanPaths, SoftmaxLongRowsTwoPass) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        const bool f32 = dt == OPRT_DTYPE_F32;
+        {
+            // Beyond one block's shared memory, many rows: a block per row,
+            // stats pass then write pass.
+            ExpectKernel k("rows_long_block_two_pass");
+            check_softmax(dt, {{300, 60001}}, 1);
+            check_softmax(dt, {{280, 100000}}, 1, /*specials=*/true);
+            check_softmax(dt, {{300, 60001}, {}, 1}, 1);
+        }
+        {
+            ExpectKernel k("rows_long_split_two_pass");  // few rows: split over blocks
+            check_softmax(dt, {{4, 100000}}, 1);
+            check_softmax(dt, {{5, 40000}}, 1);  // fits shared memory, but 5 blocks would idle the GPU
+            check_softmax(dt, {{20, 1000000}}, 1, /*specials=*/true);
+        }
+        {
+            // Between SMs / 2 and 2 * SMs rows: f32 splits, f16/bf16 take a block per row.
+            ExpectKernel k(f32 ? "rows_long_split_two_pass" : "rows_long_block_two_pass");
+            check_softmax(dt, {{100, 120000}}, 1);
+            check_softmax(dt, {{100, 200003}}, 1);
+        }
+    }
+}
+
+// ---- reduce_sum -------------------------------------------------------------------
+
+TEST_F(NvidiaPlanPaths, ReduceSumRowsCluster) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        {
+            ExpectKernel k("rows_cluster");
+            check_reduce_sum(dt, {{128, 65536}}, 1);
+            check_reduce_sum(dt, {{40, 1 << 18}}, 1);            // up to 16 blocks per row
+            check_reduce_sum(dt, {{128, 65536 + 3}, {}, 1}, 1);  // misaligned, short last chunk
+            check_reduce_sum(dt, {{64, 50000}}, 1, false, Fill::kUniform);
+        }
+        {
+            ExpectKernel k("rows_split_two_pass");
+            check_reduce_sum(dt, {{2, 1 << 20}}, 1);  // too few rows for clusters to fill the GPU
+        }
+        {
+            ScopedEnv no_clusters("OPRT_DISABLE_CLUSTERS", "1");
+            ExpectKernel k("rows_split_two_pass");
+            check_reduce_sum(dt, {{128, 65536}}, 1);
+        }
+    }
+}
+
+TEST_F(NvidiaPlanPaths, ReduceSumInnerCluster) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        {
+            ExpectKernel k("inner_tile_cluster");
+            check_reduce_sum(dt, {{200, 131072}}, 0);            // wide tiles, 8-12 blocks per tile
+            check_reduce_sum(dt, {{3, 500, 1024}}, 1);           // narrowed tiles (short axis), outer and inner
+            check_reduce_sum(dt, {{200, 131072}, {}, 1}, 0);     // misaligned: scalar columns at run time
+            check_reduce_sum(dt, {{200, 131072}}, 0, false, Fill::kUniform);
+        }
+        {
+            ExpectKernel k("inner_tile_split_two_pass");  // more chunks than a cluster holds
+            check_reduce_sum(dt, {{65536, 128}}, 0);
+            check_reduce_sum(dt, {{4096, 4096}}, 0);
+            check_reduce_sum(dt, {{16384, 2048}}, 0, false, Fill::kUniform);
+        }
+        {
+            ExpectKernel k("inner_tile");  // enough tiles without splitting the axis
+            check_reduce_sum(dt, {{8, 1 << 21}}, 0);
+            check_reduce_sum(dt, {{128, 65536}}, 0);   // axis too short to split: narrowed tiles instead
+            check_reduce_sum(dt, {{128, 65536}, {}, 2}, 0);
+        }
+        {
+            ScopedEnv no_clusters("OPRT_DISABLE_CLUSTERS", "1");
+            ExpectKernel k("inner_tile_split_two_pass");
+            check_reduce_sum(dt, {{200, 131072}}, 0);
+            check_reduce_sum(dt, {{3, 500, 1024}}, 1);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace nvt
