@@ -136,7 +136,7 @@ def test_run_inputs_rejects_another_device_or_library(target, seed):
     out, src = lib.empty((16, 16)), lib.randn(rng, (16, 16))
     with ort.prepare_copy(out, src, backend=target.backend) as op:
         if target.on_gpu:  # torch on the GPU: a host tensor is the wrong device
-            with pytest.raises(ValueError, match=r"src is on cpu but out is on cuda"):
+            with pytest.raises(ValueError, match=r"src is on cpu but dst is on cuda"):
                 op.run_inputs(out, torch.zeros((16, 16)))
             with pytest.raises(ValueError, match=r"on cpu; prepared with .* on cuda"):
                 op.run_inputs(torch.zeros((16, 16)), torch.zeros((16, 16)))

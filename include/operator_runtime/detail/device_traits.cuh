@@ -126,6 +126,11 @@ __device__ __forceinline__ unsigned cluster_size() {
 // acquire ordering of shared memory (local and distributed): what a block
 // wrote before it is visible to the other blocks' reads after it. Every
 // thread of the cluster must call it the same number of times.
+// Reconverges the calling warp. Needed after divergent code that reaches a
+// barrier whose non-aligned form lets threads pass one by one (the cluster
+// barrier): the next __syncthreads must find every warp converged.
+__device__ __forceinline__ void syncwarp() { __syncwarp(); }
+
 __device__ __forceinline__ void cluster_sync() {
 #if OPRT_DEVICE_HAS_CLUSTERS
     __cluster_barrier_arrive();

@@ -78,17 +78,20 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
         }
         return;
     }
-    // Few long rows: every thread sums one slice of each row.
+    // Few long rows: every thread sums one slice of each row. The slices'
+    // sums are joined in slice order, so the result never depends on timing.
+    std::vector<double> partial(size_t(threads), 0.0);
     for (int64_t o = 0; o < p.outer; ++o) {
         int64_t io, oo;
         axis_outer_offsets(p, o, &io, &oo);
         const T *row = in + io;
-        double total = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : total)
+#pragma omp parallel for schedule(static)
         for (int t = 0; t < threads; ++t) {
             const int64_t begin = L * t / threads, end = L * (t + 1) / threads;
-            total += row_sum(row + begin * (dense ? 1 : p.in_axis_stride), end - begin);
+            partial[size_t(t)] = row_sum(row + begin * (dense ? 1 : p.in_axis_stride), end - begin);
         }
+        double total = 0.0;
+        for (int t = 0; t < threads; ++t) total += partial[size_t(t)];
         out[oo] = from_f32<T>(float(total));
     }
 }
@@ -123,17 +126,17 @@ void reduce_inner(const AxisPlan &p, const T *in, T *out) {
         double total[kBlock] = {};
         if (!split) {
             sum_block(in + io + i0, p.in_axis_stride, L, width, total);
-        } else {  // few blocks, long axis: threads take slices of the axis
-#pragma omp parallel num_threads(threads)
-            {
-                double part[kBlock] = {};
-                const int th = oprt::cpu::thread_index(), nth = oprt::cpu::team_size();
-                const int64_t k0 = L * th / nth, k1 = L * (th + 1) / nth;
+        } else {  // few blocks, long axis: threads take slices of the axis,
+                  // joined in slice order so the result never depends on timing
+            std::vector<double> parts(size_t(threads) * kBlock, 0.0);
+#pragma omp parallel for schedule(static)
+            for (int th = 0; th < threads; ++th) {
+                const int64_t k0 = L * th / threads, k1 = L * (th + 1) / threads;
                 sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width,
-                          part);
-#pragma omp critical
-                for (int64_t i = 0; i < width; ++i) total[i] += part[i];
+                          parts.data() + size_t(th) * kBlock);
             }
+            for (int th = 0; th < threads; ++th)
+                for (int64_t i = 0; i < width; ++i) total[i] += parts[size_t(th) * kBlock + i];
         }
         for (int64_t i = 0; i < width; ++i) out[oo + i0 + i] = from_f32<T>(float(total[i]));
     }

@@ -284,7 +284,9 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                 for (int64_t r = 0; r < p.chunks; ++r) total += *dev::cluster_map(tile_sums + j, unsigned(r));
                 if (i0 + j < p.inner) out[oo + i0 + j] = dev::from_f32<Tout>(total);
             }
+            dev::syncwarp();  // the loop above diverges; reconverge before the barriers
             dev::cluster_sync();  // every block is done reading before tile_sums is reused or freed
+            dev::syncwarp();  // threads leave the cluster barrier one by one
         } else {
             if (ty == 0 && i < p.inner) {
 #pragma unroll

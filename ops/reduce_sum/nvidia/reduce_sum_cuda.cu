@@ -466,7 +466,12 @@ oprt_status_t plan(AxisPlan &p) {
     }
     p.launch[0] = V;
     p.launch[3] = t.bx;
-    if (chunks > 1 && clusters) {  // up to 16 chunks: one cluster per tile, no second pass
+    // The one-launch cluster form is off: on the H200 (2026-11-29) compute-sanitizer
+    // synccheck reported divergent warps at its tile barrier (results were right;
+    // a __syncwarp after the DSMEM loop did not silence it). Until that is
+    // understood the plan takes the sanitizer-clean two-pass split.
+    constexpr bool kUseInnerClusters = false;
+    if (kUseInnerClusters && chunks > 1 && clusters) {  // up to 16 chunks: one cluster per tile
         for (int64_t c = chunks; c > 1 && c <= kMaxClusterBlocks; c = c > 8 ? 8 : 1) {
             const int64_t len = ceil_div(L, c);
             const int64_t cc = ceil_div(L, len);
