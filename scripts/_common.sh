@@ -40,7 +40,12 @@ do_configure() {
     fi
     log "configure $BUILD_DIR"
     rm -f "$BUILD_DIR/CMakeCache.txt"
-    cmake -S "$REPO_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" "${CMAKE_ARGS[@]}"
+    if ! cmake -S "$REPO_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" "${CMAKE_ARGS[@]}"; then
+        # A failed configure must not count as "already configured" next time.
+        rm -f "$BUILD_DIR/CMakeCache.txt"
+        echo "configure failed: $BUILD_DIR" >&2
+        exit 1
+    fi
 }
 
 do_build() {

@@ -31,12 +31,32 @@ def _torch_gpu():
     return TorchLib("cuda"), None
 
 
+def _metax_skip_reason(path, available):
+    """Why --backend metax cannot run: no MetaX build loaded, or a MetaX build without a device."""
+    from pathlib import Path
+
+    cache = Path(path).parent / "CMakeCache.txt"
+    try:
+        built = "CAMP_ENABLE_METAX:BOOL=ON" in cache.read_text(errors="replace")
+    except OSError:
+        built = False
+    if not built:
+        return (f"no MetaX build loaded: {path} has no MetaX backend (build build-metax/ with "
+                f"`bash scripts/build_metax.sh build` on a machine with the MACA toolkit, see "
+                f"docs/metax.md; available here: {', '.join(available)})")
+    return (f"no MetaX device visible: {path} has the MetaX backend but the MACA runtime "
+            f"reports no device (available: {', '.join(available)})")
+
+
 def select(requested):
     """The Target for --backend `requested` ("auto": the GPU backend when one is built and
     a device is visible, else cpu)."""
     import operator_runtime as ort
+    from operator_runtime import _lib
 
     try:
+        if requested == "metax":
+            _lib.get(prefer="metax")  # build-metax/ first, as a first call with backend="metax" does
         available = ort.available_backends()
     except ort.OperatorRuntimeError as exc:
         return Target(requested, requested, NUMPY, str(exc))
@@ -48,6 +68,8 @@ def select(requested):
         return Target("auto", gpu, lib)
     if requested == "cpu":
         return Target("cpu", "cpu", NUMPY)
+    if requested == "metax" and requested not in available:
+        return Target(requested, requested, NUMPY, _metax_skip_reason(ort.library_path(), available))
     if requested not in available:
         return Target(requested, requested, NUMPY,
                       f"backend '{requested}' is not available with {ort.library_path()} "

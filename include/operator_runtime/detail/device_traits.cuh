@@ -105,6 +105,12 @@ __device__ __forceinline__ float exp2_approx(float x) {
 #else
 #define OPRT_DEVICE_HAS_CLUSTERS 0
 #endif
+// Host side: whether launch code may launch cluster kernels at all
+// (cudaLaunchKernelEx with a cluster dimension). Other toolchains' headers set 0
+// and plans then never choose a cluster kernel.
+#ifndef OPRT_DEVICE_HAS_CLUSTER_LAUNCH
+#define OPRT_DEVICE_HAS_CLUSTER_LAUNCH 1
+#endif
 
 // This block's rank in its cluster, and the cluster's size in blocks.
 __device__ __forceinline__ unsigned cluster_rank() {

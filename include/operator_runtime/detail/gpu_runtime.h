@@ -10,6 +10,13 @@
 
 #include "operator_runtime/api.h"
 
+// The namespace a GPU backend's launch code defines its entry points in
+// (oprt::<op>::OPRT_GPU_BACKEND_NS::{plan,run}). The MetaX units
+// (ops/*/metax/*.maca) set it to metax and #include the NVIDIA launch code.
+#ifndef OPRT_GPU_BACKEND_NS
+#define OPRT_GPU_BACKEND_NS nvidia
+#endif
+
 namespace oprt::gpu {
 
 // What plans and launches need to know about one device.

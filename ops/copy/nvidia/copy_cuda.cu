@@ -6,7 +6,7 @@
 #include "ops/copy/copy_backends.h"
 #include "ops/copy/nvidia/kernel.cuh"
 
-namespace oprt::copy::nvidia {
+namespace oprt::copy::OPRT_GPU_BACKEND_NS {
 namespace {
 constexpr const char *kOp = "oprt_execute_copy";
 }  // namespace
@@ -26,4 +26,4 @@ oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     return gpu::launch_elementwise<uint16_t, 1>(kOp, p, args, op);
 }
 
-}  // namespace oprt::copy::nvidia
+}  // namespace oprt::copy::OPRT_GPU_BACKEND_NS

@@ -28,7 +28,7 @@
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/softmax_backends.h"
 
-namespace oprt::softmax::nvidia {
+namespace oprt::softmax::OPRT_GPU_BACKEND_NS {
 namespace {
 
 using namespace oprt::softmax::gpu_kernels;
@@ -359,4 +359,4 @@ oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     return gpu::check_launch(kOp, p.kernel_name);
 }
 
-}  // namespace oprt::softmax::nvidia
+}  // namespace oprt::softmax::OPRT_GPU_BACKEND_NS

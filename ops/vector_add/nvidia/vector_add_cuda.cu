@@ -4,7 +4,7 @@
 #include "ops/vector_add/nvidia/kernel.cuh"
 #include "ops/vector_add/vector_add_backends.h"
 
-namespace oprt::vector_add::nvidia {
+namespace oprt::vector_add::OPRT_GPU_BACKEND_NS {
 namespace {
 constexpr const char *kOp = "oprt_execute_vector_add";
 }  // namespace
@@ -28,4 +28,4 @@ oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
 }
 
-}  // namespace oprt::vector_add::nvidia
+}  // namespace oprt::vector_add::OPRT_GPU_BACKEND_NS

@@ -4,7 +4,7 @@
 #include "ops/elementwise/relu/nvidia/kernel.cuh"
 #include "ops/elementwise/relu/relu_backends.h"
 
-namespace oprt::relu::nvidia {
+namespace oprt::relu::OPRT_GPU_BACKEND_NS {
 namespace {
 constexpr const char *kOp = "oprt_execute_relu";
 }  // namespace
@@ -27,4 +27,4 @@ oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
 }
 
-}  // namespace oprt::relu::nvidia
+}  // namespace oprt::relu::OPRT_GPU_BACKEND_NS
