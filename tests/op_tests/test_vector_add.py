@@ -1,28 +1,10 @@
-"""vector_add: every case in every dtype, the error cases, and in place into b."""
+"""vector_add beyond the shared cases of test_cases.py: in place into b."""
 
 import numpy as np
 import pytest
 
 import operator_runtime as ort
-from cases import vector_add as C
-from operator_runtime_testing import DTYPES, run_case, run_error_case
 from operator_runtime_testing.assertions import assert_close
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("case", C.CASES, ids=lambda c: c.name)
-def test_case(case, dtype, target, seed):
-    result = run_case(C.OP, case, dtype, target.lib, target.backend, seed,
-                      torch_check=target.on_gpu)
-    assert result.ok, f"{result.message} (seed {seed})"
-
-
-@pytest.mark.parametrize("err", C.ERROR_CASES, ids=lambda e: e.name)
-def test_error(err, target):
-    if target.lib.name not in err.libs:
-        pytest.skip(f"{err.name} needs {' or '.join(err.libs)} arrays")
-    ok, message = run_error_case(err, target.lib, target.backend)
-    assert ok, message
 
 
 def test_in_place_into_b(target, seed):
