@@ -13,7 +13,7 @@ cannot be viewed as 1-d). So strides must be non-negative: a reversed view
 raises ValueError; pass a contiguous copy instead.
 """
 
-from . import _backends, _lib
+from . import _backends, _lib, ops
 from ._backends import register_backend
 from ._prepared import PreparedOp
 from .errors import InvalidArgumentError, OperatorRuntimeError, UnsupportedDtypeError
@@ -51,11 +51,7 @@ def library_path():
 
 
 __all__ = [
-    "copy", "copy_", "prepare_copy",
-    "vector_add", "vector_add_", "prepare_vector_add",
-    "relu", "relu_", "prepare_relu",
-    "reduce_sum", "reduce_sum_", "prepare_reduce_sum",
-    "softmax", "softmax_", "prepare_softmax",
+    *ops.__all__,
     "OperatorRuntimeError", "InvalidArgumentError", "UnsupportedDtypeError", "PreparedOp",
     "available_backends", "library_path", "library_version", "register_backend",
 ]
