@@ -8,7 +8,10 @@
 #include "operator_runtime/api.h"
 #include "operator_runtime/detail/backend.h"
 #include "operator_runtime/detail/dtype.h"
+#include "operator_runtime/detail/dispatch.h"
 #include "operator_runtime/detail/error.h"
+#include "operator_runtime/detail/gpu_runtime.h"
+#include "operator_runtime/detail/tensor.h"
 
 namespace oprt {
 namespace {
@@ -83,6 +86,39 @@ oprt_status_t resolve_backend(const char *op, const void *data_hint, oprt_backen
     *backend = requested;
     return OPRT_SUCCESS;
 }
+
+#if defined(OPRT_WITH_NVIDIA) || defined(OPRT_WITH_METAX)
+static bool is_gpu_backend(oprt_backend_t backend) {
+    return backend == OPRT_BACKEND_NVIDIA || backend == OPRT_BACKEND_METAX;
+}
+
+oprt_status_t DeviceScope::enter_call(oprt_backend_t backend, const ExecContract &contract,
+                                      const ExecArgs &args) {
+    if (!is_gpu_backend(backend)) return OPRT_SUCCESS;
+    // The buffers the kernels will touch: empty inputs (a reduction over a
+    // zero-length axis) and an unneeded workspace are never read.
+    gpu::CallBuffer buffers[4];
+    int count = 0;
+    buffers[count++] = {contract.names[0], args.out};
+    const void *inputs[2] = {args.in0, args.in1};
+    for (int i = 0; i < contract.num_inputs; ++i)
+        if (contract.in[i].numel > 0) buffers[count++] = {contract.names[1 + i], inputs[i]};
+    if (contract.workspace_bytes > 0) buffers[count++] = {"workspace", args.workspace};
+    return gpu::enter_call_device(contract.op, buffers, count, args.stream, &previous_);
+}
+
+void DeviceScope::enter_create(oprt_backend_t backend, const void *data_hint) {
+    if (is_gpu_backend(backend)) previous_ = gpu::enter_pointer_device(data_hint);
+}
+
+DeviceScope::~DeviceScope() { gpu::restore_device(previous_); }
+#else
+oprt_status_t DeviceScope::enter_call(oprt_backend_t, const ExecContract &, const ExecArgs &) {
+    return OPRT_SUCCESS;
+}
+void DeviceScope::enter_create(oprt_backend_t, const void *) {}
+DeviceScope::~DeviceScope() {}
+#endif
 
 }  // namespace oprt
 

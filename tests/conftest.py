@@ -2,7 +2,9 @@
 
 --backend auto|cpu|nvidia|metax|tilelang (default auto: the GPU backend when one is built
 and a device is visible, else cpu). Tests that need a backend that cannot run here skip
-with the reason (pytest -rs prints it). --seed repeats a run's random data; by default a
+with the reason (pytest -rs prints it). --gpu N|last puts the GPU tests' tensors on that
+device while device 0 stays torch's current device (the calls must run where their tensors
+live); default: the current device. --seed repeats a run's random data; by default a
 fresh seed is drawn and printed in the header.
 """
 
@@ -26,6 +28,9 @@ def pytest_addoption(parser):
     parser.addoption("--backend", default="auto",
                      choices=("auto", "cpu", "nvidia", "metax", "tilelang"),
                      help="backend the operator tests run on (default: auto)")
+    parser.addoption("--gpu", default=None,
+                     help="GPU index (or 'last') the GPU tests' tensors live on; device 0 stays "
+                          "current (default: the current device)")
     parser.addoption("--seed", type=int, default=None,
                      help="base seed of the random test data (default: a fresh one, printed)")
 
@@ -33,13 +38,14 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     seed = config.getoption("--seed")
     _state["seed"] = random.SystemRandom().randrange(2**31) if seed is None else seed
-    _state["target"] = backends.select(config.getoption("--backend"))
+    _state["target"] = backends.select(config.getoption("--backend"), gpu=config.getoption("--gpu"))
 
 
 def pytest_report_header(config):
     t = _state["target"]
+    where = f" on {t.lib.device}" if t.lib.name == "torch" else ""
     line = (f"operator_runtime: --backend {t.backend} runs on {t.resolved} with {t.lib.name} "
-            f"arrays; --seed {_state['seed']}")
+            f"arrays{where}; --seed {_state['seed']}")
     return [line + (f"; SKIPPED: {t.skip_reason}" if t.skip_reason else "")]
 
 

@@ -20,15 +20,22 @@ class Target:
         return self.resolved != "cpu"
 
 
-def _torch_gpu():
-    """A TorchLib on the current CUDA device, or the reason there is none."""
+def _torch_gpu(gpu=None):
+    """A TorchLib on GPU `gpu` (an index, "last", or None: the current device), or the
+    reason there is none."""
     try:
         import torch
     except ImportError:
         return None, "torch is not installed (the GPU tests allocate their arrays with torch)"
     if not torch.cuda.is_available():
         return None, "torch sees no GPU"
-    return TorchLib("cuda"), None
+    if gpu is None:
+        return TorchLib("cuda"), None
+    count = torch.cuda.device_count()
+    index = count - 1 if gpu == "last" else int(gpu)
+    if not 0 <= index < count:
+        return None, f"--gpu {gpu}: torch sees {count} GPU(s)"
+    return TorchLib(f"cuda:{index}"), None
 
 
 def _metax_skip_reason(path, available):
@@ -48,9 +55,9 @@ def _metax_skip_reason(path, available):
             f"reports no device (available: {', '.join(available)})")
 
 
-def select(requested):
+def select(requested, gpu=None):
     """The Target for --backend `requested` ("auto": the GPU backend when one is built and
-    a device is visible, else cpu)."""
+    a device is visible, else cpu); GPU arrays on device `gpu` (see _torch_gpu)."""
     import operator_runtime as ort
     from operator_runtime import _lib
 
@@ -61,11 +68,13 @@ def select(requested):
     except ort.OperatorRuntimeError as exc:
         return Target(requested, requested, NUMPY, str(exc))
     if requested == "auto":
-        gpu = next((b for b in GPU_BACKENDS if b in available), None)
-        lib = _torch_gpu()[0] if gpu else None
+        backend = next((b for b in GPU_BACKENDS if b in available), None)
+        lib, reason = _torch_gpu(gpu) if backend else (None, None)
+        if backend and gpu is not None and lib is None:
+            return Target("auto", backend, NUMPY, reason)
         if lib is None:
             return Target("auto", "cpu", NUMPY)
-        return Target("auto", gpu, lib)
+        return Target("auto", backend, lib)
     if requested == "cpu":
         return Target("cpu", "cpu", NUMPY)
     if requested == "metax" and requested not in available:
@@ -74,5 +83,5 @@ def select(requested):
         return Target(requested, requested, NUMPY,
                       f"backend '{requested}' is not available with {ort.library_path()} "
                       f"(available: {', '.join(available)})")
-    lib, reason = _torch_gpu()
+    lib, reason = _torch_gpu(gpu)
     return Target(requested, requested, lib or NUMPY, reason)

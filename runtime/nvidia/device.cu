@@ -105,8 +105,11 @@ oprt_status_t current_device(const char *op, DeviceInfo *info) {
     return OPRT_SUCCESS;
 }
 
-oprt_status_t check_device_pointer(const char *op, const char *arg, const void *ptr) {
-    RelaxedCaptureScope relaxed;
+namespace {
+// Where one buffer lives: *device = its device id, or kManagedMemory.
+constexpr int kManagedMemory = -1;
+
+oprt_status_t buffer_device(const char *op, const char *arg, const void *ptr, int *device) {
     cudaPointerAttributes attr{};
     const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
     if (e != cudaSuccess) {
@@ -116,25 +119,101 @@ oprt_status_t check_device_pointer(const char *op, const char *arg, const void *
                     "backend needs device or managed memory",
                     op, arg, ptr, cudaGetErrorName(e));
     }
-    if (attr.type == cudaMemoryTypeManaged) return OPRT_SUCCESS;
+    if (attr.type == cudaMemoryTypeManaged) {
+        *device = kManagedMemory;
+        return OPRT_SUCCESS;
+    }
     if (attr.type == cudaMemoryTypeDevice) {
-        // Kernels run on the current device; memory of another device would
-        // fault there (a sticky error that ruins the context), so say so now.
-        int current = 0;
-        if (cudaGetDevice(&current) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return OPRT_SUCCESS;  // cannot tell; the launch check will report
-        }
-        if (attr.device == current) return OPRT_SUCCESS;
-        return fail(OPRT_ERR_INVALID_ARG,
-                    "%s: %s = %p is memory of device %d but the current device is %d; make device %d "
-                    "current (cudaSetDevice, torch.cuda.device) before executing",
-                    op, arg, ptr, attr.device, current, attr.device);
+        *device = attr.device;
+        return OPRT_SUCCESS;
     }
     return fail(OPRT_ERR_INVALID_ARG,
                 "%s: %s = %p is %s memory; the nvidia backend needs device memory (cudaMalloc) or "
                 "managed memory (cudaMallocManaged)",
                 op, arg, ptr, attr.type == cudaMemoryTypeHost ? "pinned host" : "host");
+}
+}  // namespace
+
+oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int count, const void *stream,
+                                int *previous) {
+    *previous = kNoDeviceChange;
+    RelaxedCaptureScope relaxed;
+    int owner = kManagedMemory;
+    const char *owner_arg = nullptr;
+    for (int i = 0; i < count; ++i) {
+        int device = kManagedMemory;
+        const oprt_status_t s = buffer_device(op, buffers[i].name, buffers[i].ptr, &device);
+        if (s != OPRT_SUCCESS) return s;
+        if (device == kManagedMemory) continue;  // reachable from every device
+        if (owner == kManagedMemory) {
+            owner = device;
+            owner_arg = buffers[i].name;
+        } else if (device != owner) {
+            return fail(OPRT_ERR_INVALID_ARG,
+                        "%s: %s is memory of device %d but %s is memory of device %d; all buffers of "
+                        "one call must be on one device",
+                        op, owner_arg, owner, buffers[i].name, device);
+        }
+    }
+    int current = 0;
+    cudaError_t e = cudaGetDevice(&current);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaGetDevice", e);
+    }
+    if (owner == kManagedMemory) {  // only managed memory: the caller's device runs it
+        owner = current;
+        owner_arg = nullptr;
+    }
+    // A stream belongs to one device; a launch into another device's stream
+    // fails. The implicit streams (NULL, legacy, per-thread) are every device's.
+    const cudaStream_t s = static_cast<cudaStream_t>(const_cast<void *>(stream));
+    if (s != nullptr && s != cudaStreamLegacy && s != cudaStreamPerThread) {
+        int stream_device = owner;
+        if (cudaStreamGetDevice(s, &stream_device) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return fail(OPRT_ERR_INVALID_ARG, "%s: stream %p is not a valid CUDA stream", op, stream);
+        }
+        if (stream_device != owner) {
+            if (owner_arg == nullptr)  // managed memory only: the stream picks the device
+                owner = stream_device;
+            else
+                return fail(OPRT_ERR_INVALID_ARG,
+                            "%s: the stream belongs to device %d but %s is memory of device %d; "
+                            "pass a stream of device %d",
+                            op, stream_device, owner_arg, owner, owner);
+        }
+    }
+    if (owner != current) {
+        if ((e = cudaSetDevice(owner)) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return runtime_error(op, "cudaSetDevice", e);
+        }
+        *previous = current;
+    }
+    return OPRT_SUCCESS;
+}
+
+int enter_pointer_device(const void *ptr) {
+    RelaxedCaptureScope relaxed;
+    cudaPointerAttributes attr{};
+    int current = 0;
+    if (ptr == nullptr || cudaPointerGetAttributes(&attr, ptr) != cudaSuccess ||
+        attr.type != cudaMemoryTypeDevice || cudaGetDevice(&current) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return kNoDeviceChange;
+    }
+    if (attr.device == current || cudaSetDevice(attr.device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return kNoDeviceChange;
+    }
+    return current;
+}
+
+void restore_device(int previous) {
+    if (previous == kNoDeviceChange) return;
+    RelaxedCaptureScope relaxed;
+    if (cudaSetDevice(previous) != cudaSuccess) (void)cudaGetLastError();
 }
 
 oprt_status_t check_launch(const char *op, const char *kernel_name) {

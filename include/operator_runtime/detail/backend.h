@@ -6,6 +6,29 @@
 
 namespace oprt {
 
+struct ExecContract;
+struct ExecArgs;
+
+// Makes the device that owns a GPU call's buffers current for the call and
+// gives the caller's device back when it goes out of scope (several GPUs in one
+// process: a kernel runs where its data lives). Nothing for the CPU backend.
+class DeviceScope {
+public:
+    DeviceScope() = default;
+    ~DeviceScope();
+    DeviceScope(const DeviceScope &) = delete;
+    DeviceScope &operator=(const DeviceScope &) = delete;
+
+    // execute: every buffer on one device and the stream of that device, else
+    // OPRT_ERR_INVALID_ARG naming the buffer (gpu::enter_call_device).
+    oprt_status_t enter_call(oprt_backend_t backend, const ExecContract &contract, const ExecArgs &args);
+    // create: the device of the output's memory, so the plan reads its properties.
+    void enter_create(oprt_backend_t backend, const void *data_hint);
+
+private:
+    int previous_ = -1;  // gpu::kNoDeviceChange
+};
+
 // The backend a descriptor created now on this thread runs on. AUTO resolves
 // to the GPU backend of this build when `data_hint` is device memory (or is
 // NULL and a device is present), else to CPU. Fails for a backend that is not

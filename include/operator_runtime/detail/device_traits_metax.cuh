@@ -104,7 +104,7 @@ inline const char *error_string(error_t e) { return mcGetErrorString(e); }
 // code reach the toolchain only through oprt::dev and oprt::gpu.
 #pragma GCC poison cudaLaunchKernelEx cudaLaunchConfig_t cudaLaunchAttribute
 #pragma GCC poison cudaFuncSetAttribute cudaFuncGetAttributes cudaPointerGetAttributes
-#pragma GCC poison cudaOccupancyMaxActiveClusters cudaGetDevice cudaDeviceGetAttribute
+#pragma GCC poison cudaOccupancyMaxActiveClusters cudaGetDevice cudaSetDevice cudaDeviceGetAttribute
 #pragma GCC poison __nv_bfloat16 __clusterRelativeBlockRank __clusterSizeInBlocks
 #pragma GCC poison __cluster_barrier_arrive __cluster_barrier_wait __cluster_map_shared_rank
 #endif

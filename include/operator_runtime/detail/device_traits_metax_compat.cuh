@@ -30,6 +30,7 @@ using mcFuncAttributes = cudaFuncAttributes;
 #define mcGetErrorName cudaGetErrorName
 #define mcGetErrorString cudaGetErrorString
 #define mcGetDevice cudaGetDevice
+#define mcSetDevice cudaSetDevice
 #define mcGetDeviceCount cudaGetDeviceCount
 #define mcDeviceGetAttribute cudaDeviceGetAttribute
 #define mcDevAttrMultiProcessorCount cudaDevAttrMultiProcessorCount

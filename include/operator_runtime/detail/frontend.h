@@ -30,6 +30,8 @@ oprt_status_t finish_create(const char *op, const BackendTable<Plan> &table, con
     desc->plan = plan;
     desc->contract = contract;
     desc->contract.backend = backend;
+    DeviceScope device;  // plan for the device that holds the output
+    device.enter_create(backend, data_hint);
     if ((s = plan_for_backend(op, backend, table, desc->plan)) != OPRT_SUCCESS) {
         delete desc;
         return s;
@@ -65,6 +67,8 @@ oprt_status_t execute(const char *op, const Desc *desc, const BackendTable<Plan>
                                     args.in0, args.in1);
     if (s != OPRT_SUCCESS) return s;
     if (desc->contract.out.numel == 0) return OPRT_SUCCESS;  // nothing to write
+    DeviceScope device;
+    if ((s = device.enter_call(desc->contract.backend, desc->contract, args)) != OPRT_SUCCESS) return s;
     return dispatch(op, desc->contract.backend, table, desc->plan, args);
 }
 

@@ -34,9 +34,33 @@ struct DeviceInfo {
 // device id and cached (devices differ: never assume device 0's numbers).
 oprt_status_t current_device(const char *op, DeviceInfo *info);
 
-// OPRT_ERR_INVALID_ARG naming `arg` unless `ptr` is managed memory or device
-// memory of the current device. No synchronization: one attribute query.
-oprt_status_t check_device_pointer(const char *op, const char *arg, const void *ptr);
+// One data buffer of an execute call, named for messages.
+struct CallBuffer {
+    const char *name;
+    const void *ptr;
+};
+
+// What enter_call_device and enter_pointer_device return when the caller's
+// device was already the right one.
+constexpr int kNoDeviceChange = -1;
+
+// Before an execute's launches: every buffer must be device memory of one
+// device (or managed memory), and `stream` (NULL and the implicit streams
+// excepted) must belong to that device; anything else is OPRT_ERR_INVALID_ARG
+// naming the buffer. Makes that device current for the call, so a kernel runs
+// where its data lives whatever device the caller had current; *previous is
+// the caller's device for restore_device (kNoDeviceChange when unchanged).
+// Pure queries: nothing synchronizes, so this is safe during graph capture.
+oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int count, const void *stream,
+                                int *previous);
+
+// At descriptor creation: makes the device that owns `ptr` current (when it
+// is device memory of another device), so the plan reads that device's
+// properties. Returns the caller's device for restore_device.
+int enter_pointer_device(const void *ptr);
+
+// Makes `previous` current again (nothing for kNoDeviceChange).
+void restore_device(int previous);
 
 // OPRT_ERR_RUNTIME with the toolchain's error name and text. `code` is the
 // toolchain's error value (cudaError_t on NVIDIA).

@@ -516,17 +516,13 @@ oprt_status_t plan(AxisPlan &p) {
 }
 
 oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
-    oprt_status_t s;
-    if ((s = gpu::check_device_pointer(kOp, "out", args.out)) != OPRT_SUCCESS) return s;
-    if (p.axis_len > 0 && (s = gpu::check_device_pointer(kOp, "in", args.in0)) != OPRT_SUCCESS) return s;
-    if (p.workspace_bytes > 0 &&
-        (s = gpu::check_device_pointer(kOp, "workspace", args.workspace)) != OPRT_SUCCESS)
-        return s;
+    oprt_status_t s = OPRT_SUCCESS;
     dev::stream_t stream = static_cast<dev::stream_t>(args.stream);
     switch (p.dtype) {
     case OPRT_DTYPE_F32: s = run_typed<float>(p, args, stream); break;
     case OPRT_DTYPE_F16: s = run_typed<dev::half_t>(p, args, stream); break;
     case OPRT_DTYPE_BF16: s = run_typed<dev::bf16_t>(p, args, stream); break;
+    default: s = OPRT_ERR_UNSUPPORTED_DTYPE; break;
     }
     if (s != OPRT_SUCCESS) return s;
     return gpu::check_launch(kOp, p.kernel_name);

@@ -343,11 +343,6 @@ oprt_status_t plan(AxisPlan &p) {
 
 oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     oprt_status_t s;
-    if ((s = gpu::check_device_pointer(kOp, "out", args.out)) != OPRT_SUCCESS) return s;
-    if ((s = gpu::check_device_pointer(kOp, "in", args.in0)) != OPRT_SUCCESS) return s;
-    if (p.workspace_bytes > 0 &&
-        (s = gpu::check_device_pointer(kOp, "workspace", args.workspace)) != OPRT_SUCCESS)
-        return s;
     dev::stream_t stream = static_cast<dev::stream_t>(args.stream);
     switch (p.dtype) {
     case OPRT_DTYPE_F32: s = run_typed<float>(p, args, stream); break;
