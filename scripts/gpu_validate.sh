@@ -3,12 +3,15 @@
 # variant, run ctest, pytest, run_ops and the examples on the nvidia backend,
 # compute-sanitizer over the GPU op tests, and the large-tensor check. Logs go
 # to $OUT (or ./gpu-logs); a short summary is printed last.
-#   STEPS="build ctest pytest runops examples sanitize large" (default: all)
+#   STEPS="build ctest pytest pytest-last runops examples sanitize sanitize-py large"
+#   (default: all). pytest-last puts the tensors on the last GPU (several GPUs);
+#   sanitize-py runs memcheck and initcheck over the Python edge-data tests,
+#   checking this project's kernels only (torch's are excluded).
 set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
 mkdir -p "$LOG_DIR"
-STEPS="${STEPS:-build ctest pytest runops examples sanitize large}"  # drop build to use a carried BUILD_DIR
+STEPS="${STEPS:-build ctest pytest pytest-last runops examples sanitize sanitize-py large}"  # drop build to use a carried BUILD_DIR
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$REPO_ROOT/python" PYTHONUNBUFFERED=1
 SUMMARY=()
@@ -41,12 +44,19 @@ GPU_TESTS="$BUILD_DIR/tests/cpp/nvidia/camp_nvidia_tests"
 has ctest && step cpp-tests "$BUILD_DIR/tests/cpp/camp_cpp_tests"
 has ctest && step gpu-tests "$GPU_TESTS"
 has pytest && step pytest python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia
+has pytest-last && step pytest-last python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia --gpu last
 has runops && step runops python3 "$REPO_ROOT/tests/run_ops.py" --op all --backend nvidia --mode "${RUNOPS_MODE:-all}"
 has examples && step examples bash -c "for e in '$REPO_ROOT'/examples/[0-9]*.py; do python3 \"\$e\" --backend nvidia || exit 1; done"
 if has sanitize; then
     for tool in memcheck racecheck initcheck synccheck; do
         step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$GPU_TESTS" \
             --gtest_filter="${SANITIZE_FILTER:-*-*Large*}"
+    done
+fi
+if has sanitize-py; then
+    for tool in memcheck initcheck; do
+        step "san-py-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 --kernel-name kns=oprt \
+            python3 -m pytest "$REPO_ROOT/tests/op_tests/test_edge_data.py" -q -x --backend nvidia
     done
 fi
 has large && step large env CAMP_LARGE_TESTS=1 "$GPU_TESTS" --gtest_filter='*Large*'
