@@ -41,3 +41,6 @@ def softmax(src, dim=-1):
         shifted = src - src.max(axis=dim, keepdims=True)
         e = np.exp(shifted)
         return e / e.sum(axis=dim, keepdims=True)
+
+
+# camp new-op: references (scripts/camp_newop.py adds operators above this line)
