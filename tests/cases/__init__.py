@@ -12,6 +12,7 @@ OPS = (
     "relu",
     "reduce_sum",
     "softmax",
+    "silu",
     # camp new-op: operators (scripts/camp_newop.py adds operators above this line)
 )
 

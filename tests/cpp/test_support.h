@@ -21,6 +21,7 @@ enum class OpKind {
     kRelu,
     kReduceSum,
     kSoftmax,
+    kSilu,
     // camp new-op: kinds (scripts/camp_newop.py adds operators above this line)
 };
 
@@ -160,6 +161,24 @@ inline const std::vector<OpSpec> &all_ops() {
          },
          [](void *d, const char **n) {
              return oprt_get_softmax_kernel_name(static_cast<oprt_softmax_descriptor_t>(d), n);
+         }},
+        {OpKind::kSilu, "silu", "oprt_create_silu_descriptor", "oprt_execute_silu", 1,
+         {"out", "in", nullptr}, true, false,
+         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
+            const oprt_tensor_view_t *, int64_t , float) {
+             return OPRT_TEST_CREATE(oprt_silu_descriptor_t,
+                                     oprt_create_silu_descriptor(d, o, i0));
+         },
+         [](void *d, size_t *s) {
+             return oprt_get_silu_workspace_size(static_cast<oprt_silu_descriptor_t>(d), s);
+         },
+         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
+             return oprt_execute_silu(static_cast<oprt_silu_descriptor_t>(d), ws, wss, o, i0,
+                                        nullptr);
+         },
+         [](void *d) { return oprt_destroy_silu_descriptor(static_cast<oprt_silu_descriptor_t>(d)); },
+         [](void *d, const char **n) {
+             return oprt_get_silu_kernel_name(static_cast<oprt_silu_descriptor_t>(d), n);
          }},
         // camp new-op: specs (scripts/camp_newop.py adds operators above this line)
     };
