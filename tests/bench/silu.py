@@ -1,4 +1,4 @@
-"""silu against numpy (CPU) and torch (GPU)."""
+"""silu against numpy (src / (1 + exp(-src)), CPU) and torch.nn.functional.silu (GPU)."""
 
 import numpy as np
 
@@ -10,11 +10,20 @@ def prepare(out, src, backend):
 
 
 def _numpy(out, src):
-    return lambda: np.copyto(out, src) or out  # the placeholder math (identity)
+    one = np.asarray(1, src.dtype)
+
+    def run():
+        with np.errstate(over="ignore"):
+            np.exp(np.negative(src, out=out), out=out)
+        np.add(out, one, out=out)
+        return np.divide(src, out, out=out)
+    return run
 
 
 def _torch(out, src):
-    return lambda: out.copy_(src)  # the placeholder math (identity)
+    import torch.nn.functional as F
+
+    return lambda: F.silu(src)
 
 
 PEERS = {"numpy": _numpy, "torch": _torch}

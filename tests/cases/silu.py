@@ -1,4 +1,4 @@
-"""silu: out = silu(src), elementwise, against the float64 reference."""
+"""silu: out = src * sigmoid(src), elementwise, against the float64 reference."""
 
 import numpy as np
 
@@ -16,7 +16,12 @@ def _tolerance(dtype, inputs, params):
 
 
 def _torch_silu(src):
-    return src.clone()  # the placeholder math (identity); name the torch function here
+    """PyTorch's silu, except at -inf: there it gives NaN (-inf / inf) where we give the
+    limit, -0 (include/operator_runtime/ops/silu.h)."""
+    import torch
+    import torch.nn.functional as F
+
+    return torch.where(src == -torch.inf, torch.zeros_like(src).neg(), F.silu(src))
 
 
 OP = OpInfo(
