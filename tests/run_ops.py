@@ -97,7 +97,8 @@ def dtypes_for(args, mode, on_gpu=False):
 
 
 def shape_params(op):
-    return {"dim": -1} if op in ("reduce_sum", "softmax") else {}
+    """The params of a --shape case: the last dim for the ops that take one."""
+    return {"dim": -1} if "dim" in case_modules.load(op).OP.inplace_params else {}
 
 
 def run_tests(ops, args, target, seed):

@@ -17,9 +17,7 @@ from . import _backends, _lib, ops
 from ._backends import register_backend
 from ._prepared import PreparedOp
 from .errors import InvalidArgumentError, OperatorRuntimeError, UnsupportedDtypeError
-from .ops import (copy, copy_, prepare_copy, prepare_reduce_sum, prepare_relu, prepare_softmax,
-                  prepare_vector_add, reduce_sum, reduce_sum_, relu, relu_, softmax, softmax_,
-                  vector_add, vector_add_)
+from .ops import *  # noqa: F401,F403  (every operator's three forms: ops.__all__)
 
 
 def _package_version():

@@ -73,6 +73,8 @@ OP_SIGNATURES = {
     "relu": (1, ctypes.c_float),
     "reduce_sum": (1, ctypes.c_int64),
     "softmax": (1, ctypes.c_int64),
+    "silu": (1, None),
+    # camp new-op: signatures (scripts/camp_newop.py adds operators above this line)
 }
 
 

@@ -41,3 +41,14 @@ def softmax(src, dim=-1):
         shifted = src - src.max(axis=dim, keepdims=True)
         e = np.exp(shifted)
         return e / e.sum(axis=dim, keepdims=True)
+
+
+def silu(src):
+    """x * sigmoid(x) = x / (1 + exp(-x)); silu(-inf) = -0 (the limit; PyTorch gives NaN),
+    silu(+inf) = inf, NaN stays NaN. exp(-x) overflowing to inf gives -0 for large negative x."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = src / (1.0 + np.exp(-src))
+    return np.where(src == -np.inf, -0.0, out)
+
+
+# camp new-op: references (scripts/camp_newop.py adds operators above this line)

@@ -6,7 +6,15 @@ Each module defines OP (an OpInfo), CASES, ERROR_CASES and BENCH ({"cpu": [...],
 
 import importlib
 
-OPS = ("copy", "vector_add", "relu", "reduce_sum", "softmax")
+OPS = (
+    "copy",
+    "vector_add",
+    "relu",
+    "reduce_sum",
+    "softmax",
+    "silu",
+    # camp new-op: operators (scripts/camp_newop.py adds operators above this line)
+)
 
 
 def load(op):

@@ -18,23 +18,9 @@ using oprt_test::OpKind;
 using oprt_test::OpSpec;
 using Shape = std::vector<int64_t>;
 
-// The typed kernel-name query of each operator, behind one signature.
+// The typed kernel-name query of each operator (test_support.h's table).
 oprt_status_t query_kernel_name(OpKind kind, void *desc, const char **name) {
-    switch (kind) {
-    case OpKind::kCopy:
-        return oprt_get_copy_kernel_name(static_cast<oprt_copy_descriptor_t>(desc), name);
-    case OpKind::kVectorAdd:
-        return oprt_get_vector_add_kernel_name(static_cast<oprt_vector_add_descriptor_t>(desc),
-                                               name);
-    case OpKind::kRelu:
-        return oprt_get_relu_kernel_name(static_cast<oprt_relu_descriptor_t>(desc), name);
-    case OpKind::kReduceSum:
-        return oprt_get_reduce_sum_kernel_name(static_cast<oprt_reduce_sum_descriptor_t>(desc),
-                                               name);
-    case OpKind::kSoftmax:
-        return oprt_get_softmax_kernel_name(static_cast<oprt_softmax_descriptor_t>(desc), name);
-    }
-    return OPRT_ERR_INVALID_ARG;
+    return oprt_test::op_spec(kind).kernel_name(desc, name);
 }
 
 const char *name_of(OpKind kind) {
@@ -44,12 +30,12 @@ const char *name_of(OpKind kind) {
 }
 
 // Creates a CPU descriptor of `kind` for `in` (out: in's shape, or in's shape
-// with `axis` removed for reduce_sum), returns its kernel name and destroys it.
+// with `axis` removed for reductions), returns its kernel name and destroys it.
 std::string cpu_kernel_name(OpKind kind, const oprt_tensor_view_t &in, int64_t axis = -1) {
     BackendGuard guard(OPRT_BACKEND_CPU);
     const OpSpec &op = oprt_test::op_spec(kind);
     Shape out_shape(in.shape, in.shape + in.ndim);
-    if (kind == OpKind::kReduceSum) out_shape.erase(out_shape.begin() + (axis + in.ndim) % in.ndim);
+    if (op.reduces) out_shape.erase(out_shape.begin() + (axis + in.ndim) % in.ndim);
     const oprt_tensor_view_t out = make_view(in.dtype, out_shape);
     void *desc = nullptr;
     const oprt_status_t s = op.create(&desc, &out, &in, &in, axis, 0.0f);
@@ -89,8 +75,7 @@ TEST_P(KernelNameTest, BadArgumentsFail) {
     BackendGuard guard(OPRT_BACKEND_CPU);
     const OpSpec &op = oprt_test::op_spec(kind);
     const oprt_tensor_view_t v = make_view(OPRT_DTYPE_F32, {8});
-    const oprt_tensor_view_t out = make_view(OPRT_DTYPE_F32, kind == OpKind::kReduceSum ? Shape{}
-                                                                                        : Shape{8});
+    const oprt_tensor_view_t out = make_view(OPRT_DTYPE_F32, op.reduces ? Shape{} : Shape{8});
     void *desc = nullptr;
     ASSERT_EQ(op.create(&desc, &out, &v, &v, 0, 0.0f), OPRT_SUCCESS) << oprt_last_error_message();
     EXPECT_EQ(query_kernel_name(kind, desc, nullptr), OPRT_ERR_INVALID_ARG);
@@ -100,8 +85,7 @@ TEST_P(KernelNameTest, BadArgumentsFail) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, KernelNameTest,
-                         ::testing::Values(OpKind::kCopy, OpKind::kVectorAdd, OpKind::kRelu,
-                                           OpKind::kReduceSum, OpKind::kSoftmax),
+                         ::testing::ValuesIn(oprt_test::all_kinds()),
                          [](const ::testing::TestParamInfo<OpKind> &info) {
                              return std::string(name_of(info.param));
                          });

@@ -15,17 +15,19 @@
 
 namespace oprt_test {
 
-enum class OpKind { kCopy, kVectorAdd, kRelu, kReduceSum, kSoftmax };
-
-// Readable names in test listings (ctest shows a parameter's printed value).
-inline void PrintTo(OpKind kind, std::ostream *os) {
-    static const char *const names[] = {"copy", "vector_add", "relu", "reduce_sum", "softmax"};
-    *os << names[int(kind)];
-}
+enum class OpKind {
+    kCopy,
+    kVectorAdd,
+    kRelu,
+    kReduceSum,
+    kSoftmax,
+    kSilu,
+    // camp new-op: kinds (scripts/camp_newop.py adds operators above this line)
+};
 
 // One operator's public lifecycle, type-erased so a test can loop over all
-// five. Views and pointers beyond num_inputs are ignored; axis only matters
-// for reduce_sum/softmax and negative_slope only for relu.
+// of them. Views and pointers beyond num_inputs are ignored; axis only matters
+// for the one-axis ops and negative_slope only for relu.
 struct OpSpec {
     OpKind kind;
     const char *name;        // "copy": every message of this operator contains it
@@ -34,6 +36,7 @@ struct OpSpec {
     int num_inputs;
     const char *args[3];  // argument names as the header spells them: out first
     bool elementwise;     // exact in-place allowed, inputs broadcast to out
+    bool reduces;         // out is in's shape with the axis removed (or kept as 1)
 
     oprt_status_t (*create)(void **desc, const oprt_tensor_view_t *out,
                             const oprt_tensor_view_t *in0, const oprt_tensor_view_t *in1,
@@ -42,6 +45,7 @@ struct OpSpec {
     oprt_status_t (*execute)(void *desc, void *workspace, size_t workspace_size, void *out,
                              const void *in0, const void *in1);
     oprt_status_t (*destroy)(void *desc);
+    oprt_status_t (*kernel_name)(void *desc, const char **name);
 };
 
 // Calls the typed create; `desc` may be NULL (passed through as NULL) and its
@@ -62,7 +66,7 @@ struct OpSpec {
 inline const std::vector<OpSpec> &all_ops() {
     static const std::vector<OpSpec> ops = {
         {OpKind::kCopy, "copy", "oprt_create_copy_descriptor", "oprt_execute_copy", 1,
-         {"dst", "src", nullptr}, true,
+         {"dst", "src", nullptr}, true, false,
          [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
             const oprt_tensor_view_t *, int64_t, float) {
              return OPRT_TEST_CREATE(oprt_copy_descriptor_t, oprt_create_copy_descriptor(d, o, i0));
@@ -74,9 +78,12 @@ inline const std::vector<OpSpec> &all_ops() {
              return oprt_execute_copy(static_cast<oprt_copy_descriptor_t>(d), ws, wss, o, i0,
                                       nullptr);
          },
-         [](void *d) { return oprt_destroy_copy_descriptor(static_cast<oprt_copy_descriptor_t>(d)); }},
+         [](void *d) { return oprt_destroy_copy_descriptor(static_cast<oprt_copy_descriptor_t>(d)); },
+         [](void *d, const char **n) {
+             return oprt_get_copy_kernel_name(static_cast<oprt_copy_descriptor_t>(d), n);
+         }},
         {OpKind::kVectorAdd, "vector_add", "oprt_create_vector_add_descriptor",
-         "oprt_execute_vector_add", 2, {"out", "a", "b"}, true,
+         "oprt_execute_vector_add", 2, {"out", "a", "b"}, true, false,
          [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
             const oprt_tensor_view_t *i1, int64_t, float) {
              return OPRT_TEST_CREATE(oprt_vector_add_descriptor_t,
@@ -92,9 +99,12 @@ inline const std::vector<OpSpec> &all_ops() {
          },
          [](void *d) {
              return oprt_destroy_vector_add_descriptor(static_cast<oprt_vector_add_descriptor_t>(d));
+         },
+         [](void *d, const char **n) {
+             return oprt_get_vector_add_kernel_name(static_cast<oprt_vector_add_descriptor_t>(d), n);
          }},
         {OpKind::kRelu, "relu", "oprt_create_relu_descriptor", "oprt_execute_relu", 1,
-         {"out", "in", nullptr}, true,
+         {"out", "in", nullptr}, true, false,
          [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
             const oprt_tensor_view_t *, int64_t, float slope) {
              return OPRT_TEST_CREATE(oprt_relu_descriptor_t,
@@ -107,9 +117,12 @@ inline const std::vector<OpSpec> &all_ops() {
              return oprt_execute_relu(static_cast<oprt_relu_descriptor_t>(d), ws, wss, o, i0,
                                       nullptr);
          },
-         [](void *d) { return oprt_destroy_relu_descriptor(static_cast<oprt_relu_descriptor_t>(d)); }},
+         [](void *d) { return oprt_destroy_relu_descriptor(static_cast<oprt_relu_descriptor_t>(d)); },
+         [](void *d, const char **n) {
+             return oprt_get_relu_kernel_name(static_cast<oprt_relu_descriptor_t>(d), n);
+         }},
         {OpKind::kReduceSum, "reduce_sum", "oprt_create_reduce_sum_descriptor",
-         "oprt_execute_reduce_sum", 1, {"out", "in", nullptr}, false,
+         "oprt_execute_reduce_sum", 1, {"out", "in", nullptr}, false, true,
          [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
             const oprt_tensor_view_t *, int64_t axis, float) {
              return OPRT_TEST_CREATE(oprt_reduce_sum_descriptor_t,
@@ -125,9 +138,12 @@ inline const std::vector<OpSpec> &all_ops() {
          },
          [](void *d) {
              return oprt_destroy_reduce_sum_descriptor(static_cast<oprt_reduce_sum_descriptor_t>(d));
+         },
+         [](void *d, const char **n) {
+             return oprt_get_reduce_sum_kernel_name(static_cast<oprt_reduce_sum_descriptor_t>(d), n);
          }},
         {OpKind::kSoftmax, "softmax", "oprt_create_softmax_descriptor", "oprt_execute_softmax", 1,
-         {"out", "in", nullptr}, false,
+         {"out", "in", nullptr}, false, false,
          [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
             const oprt_tensor_view_t *, int64_t axis, float) {
              return OPRT_TEST_CREATE(oprt_softmax_descriptor_t,
@@ -142,18 +158,50 @@ inline const std::vector<OpSpec> &all_ops() {
          },
          [](void *d) {
              return oprt_destroy_softmax_descriptor(static_cast<oprt_softmax_descriptor_t>(d));
+         },
+         [](void *d, const char **n) {
+             return oprt_get_softmax_kernel_name(static_cast<oprt_softmax_descriptor_t>(d), n);
          }},
+        {OpKind::kSilu, "silu", "oprt_create_silu_descriptor", "oprt_execute_silu", 1,
+         {"out", "in", nullptr}, true, false,
+         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
+            const oprt_tensor_view_t *, int64_t , float) {
+             return OPRT_TEST_CREATE(oprt_silu_descriptor_t,
+                                     oprt_create_silu_descriptor(d, o, i0));
+         },
+         [](void *d, size_t *s) {
+             return oprt_get_silu_workspace_size(static_cast<oprt_silu_descriptor_t>(d), s);
+         },
+         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
+             return oprt_execute_silu(static_cast<oprt_silu_descriptor_t>(d), ws, wss, o, i0,
+                                        nullptr);
+         },
+         [](void *d) { return oprt_destroy_silu_descriptor(static_cast<oprt_silu_descriptor_t>(d)); },
+         [](void *d, const char **n) {
+             return oprt_get_silu_kernel_name(static_cast<oprt_silu_descriptor_t>(d), n);
+         }},
+        // camp new-op: specs (scripts/camp_newop.py adds operators above this line)
     };
     return ops;
 }
 
 #undef OPRT_TEST_CREATE
 
+// Every operator's kind, in table order (for INSTANTIATE_TEST_SUITE_P over all operators).
+inline std::vector<OpKind> all_kinds() {
+    std::vector<OpKind> kinds;
+    for (const OpSpec &op : all_ops()) kinds.push_back(op.kind);
+    return kinds;
+}
+
 inline const OpSpec &op_spec(OpKind kind) {
     for (const OpSpec &op : all_ops())
         if (op.kind == kind) return op;
     std::abort();
 }
+
+// Readable names in test listings (ctest shows a parameter's printed value).
+inline void PrintTo(OpKind kind, std::ostream *os) { *os << op_spec(kind).name; }
 
 inline int64_t dtype_bytes(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 2; }
 

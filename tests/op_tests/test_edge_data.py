@@ -15,19 +15,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import cases as case_modules
 import operator_runtime as ort
-from cases import copy as copy_cases
-from cases import reduce_sum as reduce_sum_cases
-from cases import relu as relu_cases
-from cases import softmax as softmax_cases
-from cases import vector_add as vector_add_cases
 from operator_runtime_testing import DTYPES, assertions, reference, run_case
 from operator_runtime_testing.cases import Operand, case
 
-OPS = {"copy": copy_cases.OP, "vector_add": vector_add_cases.OP, "relu": relu_cases.OP,
-       "reduce_sum": reduce_sum_cases.OP, "softmax": softmax_cases.OP}
-ELEMENTWISE = ("copy", "vector_add", "relu")
-AXIS_OPS = ("reduce_sum", "softmax")
+# Every operator of tests/cases; the one-axis ops are those taking a dim.
+OPS = {op: case_modules.load(op).OP for op in case_modules.OPS}
+AXIS_OPS = tuple(op for op, info in OPS.items() if "dim" in info.inplace_params)
 
 # 1..67, then both sides of every power of two up to 2^16.
 SIZES = tuple(range(1, 68)) + tuple(2**k + d for k in range(7, 17) for d in (-1, 0, 1))

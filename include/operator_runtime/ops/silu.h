@@ -1,0 +1,35 @@
+/* silu: out = x * sigmoid(x) = x / (1 + exp(-x)), elementwise; in broadcasts
+ * to out by numpy rules. f16/bf16 are computed in f32 and rounded once.
+ * Special values: silu(+inf) = +inf, silu(NaN) = NaN, and silu(-inf) = -0, the
+ * limit (PyTorch's x / (1 + exp(-x)) gives -inf / inf = NaN there); large
+ * negative x gives a tiny negative value or -0, never NaN. */
+#ifndef OPERATOR_RUNTIME_OPS_SILU_H_
+#define OPERATOR_RUNTIME_OPS_SILU_H_
+
+#include "operator_runtime/api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct oprt_silu_descriptor *oprt_silu_descriptor_t;
+
+OPRT_API oprt_status_t oprt_create_silu_descriptor(oprt_silu_descriptor_t *desc,
+                                                   const oprt_tensor_view_t *out,
+                                                   const oprt_tensor_view_t *in);
+OPRT_API oprt_status_t oprt_get_silu_workspace_size(oprt_silu_descriptor_t desc, size_t *size);
+OPRT_API oprt_status_t oprt_execute_silu(oprt_silu_descriptor_t desc, void *workspace,
+                                         size_t workspace_size, void *out, const void *in,
+                                         oprt_stream_t stream);
+/* The kernel the descriptor's plan picked for its backend and shape, e.g.
+ * "cpu.contiguous": for logs and benchmarks, not a stable interface. *name is
+ * static storage, valid while the library is loaded. */
+OPRT_API oprt_status_t oprt_get_silu_kernel_name(oprt_silu_descriptor_t desc,
+                                                 const char **name);
+OPRT_API oprt_status_t oprt_destroy_silu_descriptor(oprt_silu_descriptor_t desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPERATOR_RUNTIME_OPS_SILU_H_ */

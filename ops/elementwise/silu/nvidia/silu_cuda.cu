@@ -1,0 +1,30 @@
+// silu on NVIDIA GPUs: launch code. The kernels are the elementwise
+// framework's (detail/gpu_elementwise.cuh) with the functor of kernel.cuh.
+#include "operator_runtime/detail/gpu_runtime.h"
+#include "ops/elementwise/silu/nvidia/kernel.cuh"
+#include "ops/elementwise/silu/silu_backends.h"
+
+namespace oprt::silu::OPRT_GPU_BACKEND_NS {
+namespace {
+constexpr const char *kOp = "oprt_execute_silu";
+}  // namespace
+
+oprt_status_t plan(ElementwisePlan &p) {
+    gpu::plan_elementwise(p);
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
+    oprt_status_t s;
+    if ((s = gpu::check_device_pointer(kOp, "out", args.out)) != OPRT_SUCCESS) return s;
+    if ((s = gpu::check_device_pointer(kOp, "in", args.in0)) != OPRT_SUCCESS) return s;
+    const gpu_kernels::SiluOp op{};
+    switch (p.dtype) {
+    case OPRT_DTYPE_F32: return gpu::launch_elementwise<float, 1>(kOp, p, args, op);
+    case OPRT_DTYPE_F16: return gpu::launch_elementwise<dev::half_t, 1>(kOp, p, args, op);
+    case OPRT_DTYPE_BF16: return gpu::launch_elementwise<dev::bf16_t, 1>(kOp, p, args, op);
+    }
+    return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
+}
+
+}  // namespace oprt::silu::OPRT_GPU_BACKEND_NS

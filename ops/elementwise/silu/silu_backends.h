@@ -1,0 +1,20 @@
+// Entry points of every silu backend; the frontend (silu.cc) picks one.
+#pragma once
+
+#include "operator_runtime/detail/dispatch.h"
+#include "operator_runtime/detail/plan.h"
+
+namespace oprt::silu {
+namespace cpu {
+oprt_status_t plan(ElementwisePlan &plan);  // names the kernel
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+}  // namespace cpu
+namespace nvidia {
+oprt_status_t plan(ElementwisePlan &plan);
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+}  // namespace nvidia
+namespace metax {
+oprt_status_t plan(ElementwisePlan &plan);
+oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+}  // namespace metax
+}  // namespace oprt::silu

@@ -1,0 +1,126 @@
+"""The operator generator end to end, on a copy of the repository's tracked files.
+
+Runs the command blocks of docs/how-to-add-an-operator.md marked `<!-- camp-test -->`
+(so the guide's commands cannot rot): they generate an elementwise and a reduction
+operator, build the CPU variant and run the new operators' tests. Then: running the
+generator again for an existing operator refuses and changes nothing, and the generated
+NVIDIA and MetaX units compile with nvcc (compile only; skipped without nvcc).
+About two minutes on two cores: the build is the library alone (CAMP_BUILD_TESTS=OFF).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+GUIDE = REPO / "docs" / "how-to-add-an-operator.md"
+NVCC = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                if Path("/usr/local/cuda/bin/nvcc").exists() else None)
+
+
+def guide_blocks():
+    """The ```bash blocks right after a `<!-- camp-test -->` line, as lists of command lines."""
+    text = GUIDE.read_text()
+    blocks = re.findall(r"<!-- camp-test -->\s*```bash\n(.*?)```", text, re.S)
+    return [[line.split(" #")[0].strip() for line in block.splitlines()
+             if line.strip() and not line.lstrip().startswith("#")] for block in blocks]
+
+
+def tracked_copy(dest):
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        src = REPO / rel
+        if src.is_file():  # a tracked file deleted in the working tree is skipped
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+
+
+def run(command, cwd, env):
+    result = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
+                            text=True, timeout=900)
+    assert result.returncode == 0, (f"`{command}` failed ({result.returncode}):\n"
+                                    f"{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """The copy after the guide's commands ran, and the environment they ran in."""
+    if sys.platform != "linux" or shutil.which("cmake") is None:
+        pytest.skip("needs Linux and cmake to build the CPU variant")
+    if not (REPO / ".git").exists():
+        pytest.skip("needs a git checkout (the copy is `git ls-files`)")
+    root = tmp_path_factory.mktemp("newop") / "repo"
+    root.mkdir()
+    tracked_copy(root)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CAMP_BUILD_DIR", "BUILD_DIR", "PYTHONPATH", "CAMP_FORCE_RECONFIGURE")}
+    env["JOBS"] = env.get("JOBS", "2")
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    # Configure once without the GoogleTest suite: build_cpu.sh then finds the folder
+    # configured and builds only the library the Python tests need.
+    run("cmake -S . -B build-cpu -DCMAKE_BUILD_TYPE=Release -DCAMP_BUILD_TESTS=OFF "
+        "-DCAMP_ENABLE_NVIDIA=OFF -DCAMP_ENABLE_METAX=OFF > /dev/null", root, env)
+    blocks = guide_blocks()
+    assert len(blocks) >= 2, f"{GUIDE.name}: expected the marked command blocks"
+    outputs = [run(command, root, env) for block in blocks for command in block]
+    return root, env, "\n".join(outputs)
+
+
+def test_guide_commands_generate_build_and_pass(generated):
+    root, _, output = generated
+    for op, kernel in (("my_op", "ops/elementwise/my_op/nvidia/kernel.cuh"),
+                       ("my_sum", "ops/my_sum/nvidia/kernel.cuh")):
+        assert (root / kernel).is_file()
+        assert f'"{op}"' in (root / "tests/cases/__init__.py").read_text()
+    assert "would create  include/operator_runtime/ops/my_op.h" in output  # --dry-run lists
+    # Every command's exit status was checked; pytest did run tests (not all deselected).
+    assert re.search(r"\d+ passed", output)
+    assert "test: " in output and ", 0 failed" in output  # run_ops --mode test
+
+
+def test_second_run_refuses_and_changes_nothing(generated):
+    root, env, _ = generated
+    before = {p: p.read_bytes() for p in (root / "tests/cases/__init__.py",
+                                          root / "include/operator_runtime/operator_runtime.h")}
+    result = subprocess.run([sys.executable, "scripts/camp.py", "new-op", "my_op", "--kind",
+                             "elementwise"], cwd=root, env=env, capture_output=True, text=True)
+    assert result.returncode == 1 and "exists already" in result.stderr
+    assert all(p.read_bytes() == data for p, data in before.items())
+
+
+def test_dry_run_writes_nothing(generated):
+    root, env, _ = generated
+    result = subprocess.run([sys.executable, "scripts/camp.py", "new-op", "other_op", "--kind",
+                             "reduction", "--dry-run"], cwd=root, env=env, capture_output=True,
+                            text=True)
+    assert result.returncode == 0 and "would create  ops/other_op/other_op.cc" in result.stdout
+    assert not (root / "ops/other_op").exists()
+
+
+@pytest.mark.skipif(NVCC is None, reason="nvcc not found: the generated CUDA units are not "
+                                         "compiled here")
+@pytest.mark.parametrize("unit, metax", [
+    ("ops/elementwise/my_op/nvidia/my_op_cuda.cu", False),
+    ("ops/my_sum/nvidia/my_sum_cuda.cu", False),
+    ("ops/elementwise/my_op/metax/my_op_metax.maca", True),
+    ("ops/my_sum/metax/my_sum_metax.maca", True),
+])
+def test_generated_gpu_units_compile(generated, unit, metax, tmp_path):
+    """As cmake/nvidia.cmake compiles them; the MetaX units as scripts/ci_metax_compat.sh
+    does (nvcc with 64-lane MetaX traits)."""
+    root, env, _ = generated
+    defs = (["-DOPRT_WITH_METAX", "-DOPRT_METAX_COMPAT_NVCC=1", "-DOPRT_DEVICE_WARP_SIZE=64",
+             '-DOPRT_DEVICE_TRAITS_HEADER="operator_runtime/detail/device_traits_metax.cuh"']
+            if metax else ["-DOPRT_WITH_NVIDIA"])
+    cmd = [NVCC, "-x", "cu", "-std=c++17", "-arch=sm_90", "-c", unit, "-o", str(tmp_path / "u.o"),
+           "-Iinclude", "-I.", *defs, "--expt-relaxed-constexpr", "-Werror", "all-warnings",
+           "-Xcompiler=-Wall,-Wextra,-fPIC"]
+    result = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
