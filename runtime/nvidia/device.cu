@@ -167,8 +167,12 @@ oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int c
     }
     // A stream belongs to one device; a launch into another device's stream
     // fails. The implicit streams (NULL, legacy, per-thread) are every device's.
+    // A capturing stream is not asked (cudaStreamGetDevice would invalidate
+    // the capture); its launches are checked when the graph is instantiated.
     const cudaStream_t s = static_cast<cudaStream_t>(const_cast<void *>(stream));
-    if (s != nullptr && s != cudaStreamLegacy && s != cudaStreamPerThread) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (s != nullptr && s != cudaStreamLegacy && s != cudaStreamPerThread &&
+        cudaStreamIsCapturing(s, &capture) == cudaSuccess && capture == cudaStreamCaptureStatusNone) {
         int stream_device = owner;
         if (cudaStreamGetDevice(s, &stream_device) != cudaSuccess) {
             (void)cudaGetLastError();

@@ -275,7 +275,7 @@ inline void check_reduce_sum(oprt_dtype_t dt, const Spec &in_s, int axis, bool k
     NVT_OPRT_OK(oprt_get_reduce_sum_workspace_size(desc, &ws_bytes));
     DeviceBuffer ws(ws_bytes);
     // Garbage in the workspace must not matter (no memset is needed).
-    if (ws_bytes > 0) NVT_CUDA_OK(cudaMemset(ws.get(), 0x7F, ws_bytes));
+    if (ws_bytes > 0) NVT_CUDA_OK(cudaMemsetAsync(ws.get(), 0x7F, ws_bytes, stream));  // ordered before the run
     NVT_OPRT_OK(oprt_execute_reduce_sum(desc, ws_bytes ? ws.get() : nullptr, ws_bytes, out.data(), in.data(), stream));
     NVT_OPRT_OK(oprt_destroy_reduce_sum_descriptor(desc));
     download(out);
@@ -356,7 +356,7 @@ inline void check_softmax(oprt_dtype_t dt, const Spec &in_s, int axis, bool spec
     size_t ws_bytes = 0;
     NVT_OPRT_OK(oprt_get_softmax_workspace_size(desc, &ws_bytes));
     DeviceBuffer ws(ws_bytes);
-    if (ws_bytes > 0) NVT_CUDA_OK(cudaMemset(ws.get(), 0x7F, ws_bytes));
+    if (ws_bytes > 0) NVT_CUDA_OK(cudaMemsetAsync(ws.get(), 0x7F, ws_bytes, stream));  // ordered before the run
     NVT_OPRT_OK(oprt_execute_softmax(desc, ws_bytes ? ws.get() : nullptr, ws_bytes, out.data(), in.data(), stream));
     NVT_OPRT_OK(oprt_destroy_softmax_descriptor(desc));
     download(out);

@@ -15,9 +15,7 @@ oprt_status_t plan(ElementwisePlan &p) {
 }
 
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
-    oprt_status_t s;
-    if ((s = gpu::check_device_pointer(kOp, "out", args.out)) != OPRT_SUCCESS) return s;
-    if ((s = gpu::check_device_pointer(kOp, "in", args.in0)) != OPRT_SUCCESS) return s;
+    // The frontend has checked the buffers and made their device current.
     const gpu_kernels::SiluOp op{};
     switch (p.dtype) {
     case OPRT_DTYPE_F32: return gpu::launch_elementwise<float, 1>(kOp, p, args, op);
