@@ -16,6 +16,8 @@ oprt_status_t plan(ElementwisePlan &p) {
     return OPRT_SUCCESS;
 }
 
+const VariantList<ElementwisePlan> ladder = gpu::kElementwiseLadder;
+
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     oprt_status_t s;
     if ((s = gpu::check_device_pointer(kOp, "dst", args.out)) != OPRT_SUCCESS) return s;

@@ -14,6 +14,8 @@ oprt_status_t plan(ElementwisePlan &p) {
     return OPRT_SUCCESS;
 }
 
+const VariantList<ElementwisePlan> ladder = gpu::kElementwiseLadder;
+
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     oprt_status_t s;
     if ((s = gpu::check_device_pointer(kOp, "out", args.out)) != OPRT_SUCCESS) return s;
