@@ -4,6 +4,13 @@
 and a device is visible, else cpu). Tests that need a backend that cannot run here skip
 with the reason (pytest -rs prints it). --seed repeats a run's random data; by default a
 fresh seed is drawn and printed in the header.
+--variant NAME|all: the kernel variant(s) the shared cases (test_cases.py) run on. "all"
+(the default) is "auto" (the plan's choice) plus every step of the target backend's kernel
+ladder (operator_runtime.variants(op, backend)): the whole ladder on GPU backends, "auto"
+alone on the CPU (it has no ladder, so CPU runs cost nothing more). "student", an exercise's
+variant (scripts/camp.py exercise), runs only when named: --variant student. A variant
+that cannot run a case's layout (OPRT_ERR_NOT_SUPPORTED) skips it with the reason; its
+support of the plain dense case is checked by test_variants.py.
 """
 
 import random
@@ -26,6 +33,9 @@ def pytest_addoption(parser):
     parser.addoption("--backend", default="auto",
                      choices=("auto", "cpu", "nvidia", "metax", "tilelang"),
                      help="backend the operator tests run on (default: auto)")
+    parser.addoption("--variant", default="all",
+                     help="kernel variant of the shared cases: NAME or all (default: the plan's "
+                          "choice and every ladder step of the backend; never 'student')")
     parser.addoption("--seed", type=int, default=None,
                      help="base seed of the random test data (default: a fresh one, printed)")
 
@@ -34,12 +44,13 @@ def pytest_configure(config):
     seed = config.getoption("--seed")
     _state["seed"] = random.SystemRandom().randrange(2**31) if seed is None else seed
     _state["target"] = backends.select(config.getoption("--backend"))
+    config.oprt_target = _state["target"]  # read by pytest_generate_tests hooks of test modules
 
 
 def pytest_report_header(config):
     t = _state["target"]
     line = (f"operator_runtime: --backend {t.backend} runs on {t.resolved} with {t.lib.name} "
-            f"arrays; --seed {_state['seed']}")
+            f"arrays; --variant {config.getoption('--variant')}; --seed {_state['seed']}")
     return [line + (f"; SKIPPED: {t.skip_reason}" if t.skip_reason else "")]
 
 
