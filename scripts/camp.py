@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""The training camp's command line.
+
+  python scripts/camp.py exercise softmax [--backend cpu|nvidia]   a "student" variant to write
+  python scripts/camp.py check softmax [--backend ...]             build it, run the op's cases on it
+  python scripts/camp.py reset softmax [--backend ...]             remove it (and rebuild)
+
+Each subcommand lives in scripts/camp_tools/<module>.py (see its __init__.py).
+"""
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import camp_tools  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="camp.py", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(camp_tools.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"camp_tools.{info.name}")
+        if hasattr(module, "register"):
+            module.register(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
