@@ -19,7 +19,8 @@ bench: first the copy ceiling of this run, then every BENCH case of tests/cases/
        the flag or separate shapes by commas); a shape no case has becomes a contiguous case
        (softmax, reduce_sum: the last dim).
 --variant NAME|all: run the kernel variant NAME (operator_runtime.variants(op, backend)), or
-       every one ("all": test mode adds "auto", the plan's choice; "student" only by name).
+       every one ("all": in test mode "auto", the plan's choice, and the ladder, never
+       "student", which runs only by name; in bench mode the backend's list as it is).
        Default: the plan's choice. In bench mode it prints the ladder: per case, one row per
        variant (plain to fastest) with time, GB/s, % of the copy ceiling and the gain over the
        step before, then the peer (torch / numpy) for reference. A variant that cannot run
@@ -274,8 +275,8 @@ def run_ladders(ops, args, target, seed):
     failed = 0
     for op in ops:
         module, bench_module = case_modules.load(op), bench_modules.load(op)
-        if args.variant == "all":
-            variants = [v for v in variants_for(target, op, "all") if v != "auto"] or ["auto"]
+        if args.variant == "all":  # the backend's list as it is: "student" first when built
+            variants = ort.variants(op, target.resolved)
         else:
             variants = [args.variant]
         for c in bench_cases(op, module, args, target):
