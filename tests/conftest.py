@@ -6,6 +6,13 @@ with the reason (pytest -rs prints it). --gpu N|last puts the GPU tests' tensors
 device while device 0 stays torch's current device (the calls must run where their tensors
 live); default: the current device. --seed repeats a run's random data; by default a
 fresh seed is drawn and printed in the header.
+--variant NAME|all: the kernel variant(s) the shared cases (test_cases.py) run on. "all"
+(the default) is "auto" (the plan's choice) plus every step of the target backend's kernel
+ladder (operator_runtime.variants(op, backend)): the whole ladder on GPU backends, "auto"
+alone on the CPU (it has no ladder, so CPU runs cost nothing more). "student", an exercise's
+variant (scripts/camp.py exercise), runs only when named: --variant student. A variant
+that cannot run a case's layout (OPRT_ERR_NOT_SUPPORTED) skips it with the reason; its
+support of the plain dense case is checked by test_variants.py.
 """
 
 import random
@@ -31,6 +38,9 @@ def pytest_addoption(parser):
     parser.addoption("--gpu", default=None,
                      help="GPU index (or 'last') the GPU tests' tensors live on; device 0 stays "
                           "current (default: the current device)")
+    parser.addoption("--variant", default="all",
+                     help="kernel variant of the shared cases: NAME or all (default: the plan's "
+                          "choice and every ladder step of the backend; never 'student')")
     parser.addoption("--seed", type=int, default=None,
                      help="base seed of the random test data (default: a fresh one, printed)")
 
@@ -39,13 +49,14 @@ def pytest_configure(config):
     seed = config.getoption("--seed")
     _state["seed"] = random.SystemRandom().randrange(2**31) if seed is None else seed
     _state["target"] = backends.select(config.getoption("--backend"), gpu=config.getoption("--gpu"))
+    config.oprt_target = _state["target"]  # read by pytest_generate_tests hooks of test modules
 
 
 def pytest_report_header(config):
     t = _state["target"]
     where = f" on {t.lib.device}" if t.lib.name == "torch" else ""
     line = (f"operator_runtime: --backend {t.backend} runs on {t.resolved} with {t.lib.name} "
-            f"arrays{where}; --seed {_state['seed']}")
+            f"arrays{where}; --variant {config.getoption('--variant')}; --seed {_state['seed']}")
     return [line + (f"; SKIPPED: {t.skip_reason}" if t.skip_reason else "")]
 
 

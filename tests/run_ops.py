@@ -18,6 +18,13 @@ bench: first the copy ceiling of this run, then every BENCH case of tests/cases/
 --shape narrows to the cases of those input shapes (sizes joined by x, 2^k allowed; repeat
        the flag or separate shapes by commas); a shape no case has becomes a contiguous case
        (softmax, reduce_sum: the last dim).
+--variant NAME|all: run the kernel variant NAME (operator_runtime.variants(op, backend)), or
+       every one ("all": in test mode "auto", the plan's choice, and the ladder, never
+       "student", which runs only by name; in bench mode the backend's list as it is).
+       Default: the plan's choice. In bench mode it prints the ladder: per case, one row per
+       variant (plain to fastest) with time, GB/s, % of the copy ceiling and the gain over the
+       step before, then the peer (torch / numpy) for reference. A variant that cannot run
+       a layout is reported as SKIP with the reason.
 --report DIR (bench) writes DIR/performance.md and DIR/roofline.png.
 The exit status is non-zero when any case fails (a wrong result, or an error).
 """
@@ -33,6 +40,8 @@ sys.path[:0] = [str(REPO / "python"), str(REPO / "tests")]  # runs from a checko
 
 import operator_runtime as ort  # noqa: E402
 from operator_runtime_testing import DTYPES, backends, run_case, run_error_case  # noqa: E402
+from operator_runtime_testing.backends import (  # noqa: E402
+    is_not_supported, variant_unavailable, variants_for)
 from operator_runtime_testing.bench import Workbench, measure_ceiling, run_bench  # noqa: E402
 from operator_runtime_testing.cases import BenchCase, case, case_seed  # noqa: E402
 from operator_runtime_testing.report import (  # noqa: E402
@@ -63,6 +72,8 @@ def parse_args():
     p.add_argument("--shape", action="append", default=None,
                    help="narrow to these input shapes, e.g. 8192x4096 or 2^28 (repeatable, or "
                         "comma-separated)")
+    p.add_argument("--variant", default=None, metavar="NAME|all",
+                   help="kernel variant to run, or all (default: the plan's choice)")
     p.add_argument("--seed", type=int, default=None, help="base seed (default: fresh, printed)")
     p.add_argument("--set", default="auto", choices=("auto", "gpu", "cpu"),
                    help="bench: which benchmark set (default: gpu on GPUs, cpu on the CPU)")
@@ -87,6 +98,8 @@ def parse_args():
         args.shape = list(dict.fromkeys(shapes))
     if args.report and args.mode == "test":
         p.error("--report needs --mode bench (or all)")
+    if args.report and args.variant:
+        p.error("--report records the plan's choice: leave out --variant")
     return args
 
 
@@ -102,29 +115,45 @@ def shape_params(op):
 
 
 def run_tests(ops, args, target, seed):
-    table = Table([("op", -10), ("case", -36), ("dtype", -5), ("result", -6), ("max err", 9),
-                   ("detail", -1)])
+    columns = [("op", -10), ("case", -36), ("dtype", -5)]
+    if args.variant:
+        columns.append(("variant", -18))
+    table = Table(columns + [("result", -6), ("max err", 9), ("detail", -1)])
     table.header()
-    failed = total = 0
+    failed = total = skipped = 0
     for op in ops:
         module = case_modules.load(op)
         cases = module.CASES
         if args.shape:
             cases = [case("x".join(map(str, s)), *(s,) * NUM_INPUTS.get(op, 1),
                           params=shape_params(op)) for s in args.shape]
+        variants = variants_for(target, op, args.variant) if args.variant else ["auto"]
         for c in cases:
             for dtype in dtypes_for(args, "test"):
-                s = case_seed(seed, op, c.name, dtype)
-                try:
-                    r = run_case(module.OP, c, dtype, target.lib, target.backend, s,
-                                 torch_check=target.on_gpu)
-                    ok, err, detail = r.ok, r.max_err, r.message
-                except Exception as exc:  # noqa: BLE001 (a crash is this case's failure)
-                    ok, err, detail = False, None, f"{type(exc).__name__}: {exc}"
-                total += 1
-                failed += not ok
-                table.row(op, c.name, dtype, "PASS" if ok else "FAIL", fmt_err(err),
-                          "" if ok else f"{detail} (seed {s})")
+                for variant in variants:
+                    s = case_seed(seed, op, c.name, dtype)
+                    why = variant_unavailable(target, op, variant)
+                    result = None
+                    try:
+                        if why:
+                            raise ort.OperatorRuntimeError(why)
+                        r = run_case(module.OP, c, dtype, target.lib, target.backend, s,
+                                     torch_check=target.on_gpu,
+                                     variant=None if variant == "auto" else variant)
+                        ok, err, detail = r.ok, r.max_err, r.message
+                    except Exception as exc:  # noqa: BLE001 (a crash is this case's failure)
+                        ok, err, detail = False, None, f"{type(exc).__name__}: {exc}"
+                        if is_not_supported(exc):
+                            result, detail = "SKIP", str(exc)
+                    cells = [op, c.name, dtype] + ([variant] if args.variant else [])
+                    if result == "SKIP":
+                        skipped += 1
+                        table.row(*cells, "SKIP", "-", detail)
+                        continue
+                    total += 1
+                    failed += not ok
+                    table.row(*cells, "PASS" if ok else "FAIL", fmt_err(err),
+                              "" if ok else f"{detail} (seed {s})")
         if args.shape:
             continue
         for e in module.ERROR_CASES:
@@ -135,7 +164,8 @@ def run_tests(ops, args, target, seed):
             failed += not ok
             table.row(op, f"error:{e.name}", "-", "PASS" if ok else "FAIL", "-",
                       "" if ok else detail)
-    print(f"\ntest: {total - failed} passed, {failed} failed", flush=True)
+    skips = f", {skipped} skipped (the variant cannot run that layout)" if skipped else ""
+    print(f"\ntest: {total - failed} passed, {failed} failed{skips}", flush=True)
     return failed
 
 
@@ -229,6 +259,65 @@ def run_benchmarks(ops, args, target, seed):
     return failed
 
 
+def run_ladders(ops, args, target, seed):
+    """bench --variant: per case and dtype, one row per variant (plain to fastest) with the
+    gain over the step before, then the peer; returns the number of failed rows."""
+    started = time.perf_counter()
+    peer = "numpy" if target.lib.name == "numpy" else "torch"
+    rotate = None if args.rotate_mib is None else int(args.rotate_mib * 2**20)
+    wb = Workbench(target, seed, repeats=args.repeats, rotate_bytes=rotate)
+    ceiling = measure_ceiling(wb, bench_modules.load("copy"), case_seed(seed, "ceiling"))
+    print(f"copy ceiling: {ceiling.gbps:.0f} GB/s ({ceiling.source}); times are medians of "
+          f"{args.repeats} repeats ({'CUDA graph replay' if target.on_gpu else 'back-to-back calls'})"
+          f"\n", flush=True)
+    table = Table([("op", -10), ("case", -20), ("dtype", -5), ("variant", -18), ("kernel", -26),
+                   ("time", 10), ("GB/s", 7), ("%ceil", 5), ("gain", 7), ("check", -5)])
+    table.header()
+    failed = 0
+    for op in ops:
+        module, bench_module = case_modules.load(op), bench_modules.load(op)
+        if args.variant == "all":  # the backend's list as it is: "student" first when built
+            variants = ort.variants(op, target.resolved)
+        else:
+            variants = [args.variant]
+        for c in bench_cases(op, module, args, target):
+            for dtype in dtypes_for(args, "bench", target.on_gpu):
+                s = case_seed(seed, op, c.name, dtype)
+                before = last = None
+                for variant in variants:
+                    why = variant_unavailable(target, op, variant)
+                    try:
+                        if why:
+                            raise ort.OperatorRuntimeError(why)
+                        r = run_bench(module.OP, bench_module, c, dtype, wb, s,
+                                      variant=None if variant == "auto" else variant,
+                                      time_peer=variant == variants[-1])
+                    except Exception as exc:  # noqa: BLE001 (reported in its row)
+                        wb.release()
+                        skip = is_not_supported(exc)
+                        failed += not skip
+                        table.row(op, c.name, dtype, variant,
+                                  ("SKIP: " if skip else "FAIL: ") + f"{type(exc).__name__}: {exc}")
+                        continue
+                    gbps = r.nbytes / r.ours_s / 1e9
+                    gain = f"{before / r.ours_s:.2f}x" if before else "-"
+                    before = r.ours_s
+                    last = r
+                    failed += not r.ok
+                    table.row(op, c.name, dtype, variant, r.kernel or "-", fmt_time(r.ours_s),
+                              f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%", gain,
+                              "ok" if r.ok else f"FAIL ({r.message})")
+                if last is not None and last.peer is not None:
+                    gbps = last.nbytes / last.peer_s / 1e9
+                    table.row(op, c.name, dtype, f"({peer})", "-", fmt_time(last.peer_s),
+                              f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%",
+                              f"{last.peer_s / last.ours_s:.2f}x" if last.ours_s else "-", "")
+    print(f"\nbench ladders: {failed} failed ({time.perf_counter() - started:.0f} s); gain: the "
+          f"step before's time / this step's (the peer row: {peer}'s time / the last step's)",
+          flush=True)
+    return failed
+
+
 def main():
     args = parse_args()
     target = backends.select(args.backend)
@@ -246,7 +335,7 @@ def main():
     if args.mode in ("bench", "all"):
         if args.mode == "all":
             print()
-        failed += run_benchmarks(ops, args, target, seed)
+        failed += (run_ladders if args.variant else run_benchmarks)(ops, args, target, seed)
     return 1 if failed else 0
 
 

@@ -11,8 +11,8 @@ using namespace oprt;
 
 const BackendTable<ElementwisePlan> kBackends = {
     {&copy::cpu::run, &copy::cpu::plan},
-    {OPRT_NVIDIA_ENTRY(copy::nvidia::run), OPRT_NVIDIA_ENTRY(copy::nvidia::plan)},
-    {OPRT_METAX_ENTRY(copy::metax::run), OPRT_METAX_ENTRY(copy::metax::plan)},
+    {OPRT_NVIDIA_ENTRY(copy::nvidia::run), OPRT_NVIDIA_ENTRY(copy::nvidia::plan), OPRT_NVIDIA_ENTRY(copy::nvidia::ladder)},
+    {OPRT_METAX_ENTRY(copy::metax::run), OPRT_METAX_ENTRY(copy::metax::plan), OPRT_METAX_ENTRY(copy::metax::ladder)},
 };
 }  // namespace
 
@@ -52,6 +52,14 @@ oprt_status_t oprt_execute_copy(oprt_copy_descriptor_t desc, void *workspace,
 
 oprt_status_t oprt_get_copy_kernel_name(oprt_copy_descriptor_t desc, const char **name) {
     return kernel_name("oprt_get_copy_kernel_name", desc, name);
+}
+
+oprt_status_t oprt_list_copy_variants(oprt_backend_t backend, const char **names, int capacity, int *count) {
+    return list_variants("copy", kBackends, backend, names, capacity, count);
+}
+
+oprt_status_t oprt_set_copy_variant(oprt_copy_descriptor_t desc, const char *name) {
+    return set_variant("copy", desc, kBackends, name);
 }
 
 oprt_status_t oprt_destroy_copy_descriptor(oprt_copy_descriptor_t desc) {

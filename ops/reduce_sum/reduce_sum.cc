@@ -11,8 +11,8 @@ using namespace oprt;
 
 const BackendTable<AxisPlan> kBackends = {
     {&reduce_sum::cpu::run, &reduce_sum::cpu::plan},
-    {OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::run), OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::plan)},
-    {OPRT_METAX_ENTRY(reduce_sum::metax::run), OPRT_METAX_ENTRY(reduce_sum::metax::plan)},
+    {OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::run), OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::plan), OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::ladder)},
+    {OPRT_METAX_ENTRY(reduce_sum::metax::run), OPRT_METAX_ENTRY(reduce_sum::metax::plan), OPRT_METAX_ENTRY(reduce_sum::metax::ladder)},
 };
 }  // namespace
 
@@ -51,6 +51,14 @@ oprt_status_t oprt_execute_reduce_sum(oprt_reduce_sum_descriptor_t desc, void *w
 oprt_status_t oprt_get_reduce_sum_kernel_name(oprt_reduce_sum_descriptor_t desc,
                                               const char **name) {
     return kernel_name("oprt_get_reduce_sum_kernel_name", desc, name);
+}
+
+oprt_status_t oprt_list_reduce_sum_variants(oprt_backend_t backend, const char **names, int capacity, int *count) {
+    return list_variants("reduce_sum", kBackends, backend, names, capacity, count);
+}
+
+oprt_status_t oprt_set_reduce_sum_variant(oprt_reduce_sum_descriptor_t desc, const char *name) {
+    return set_variant("reduce_sum", desc, kBackends, name);
 }
 
 oprt_status_t oprt_destroy_reduce_sum_descriptor(oprt_reduce_sum_descriptor_t desc) {

@@ -11,8 +11,8 @@ using namespace oprt;
 
 const BackendTable<AxisPlan> kBackends = {
     {&softmax::cpu::run, &softmax::cpu::plan},
-    {OPRT_NVIDIA_ENTRY(softmax::nvidia::run), OPRT_NVIDIA_ENTRY(softmax::nvidia::plan)},
-    {OPRT_METAX_ENTRY(softmax::metax::run), OPRT_METAX_ENTRY(softmax::metax::plan)},
+    {OPRT_NVIDIA_ENTRY(softmax::nvidia::run), OPRT_NVIDIA_ENTRY(softmax::nvidia::plan), OPRT_NVIDIA_ENTRY(softmax::nvidia::ladder)},
+    {OPRT_METAX_ENTRY(softmax::metax::run), OPRT_METAX_ENTRY(softmax::metax::plan), OPRT_METAX_ENTRY(softmax::metax::ladder)},
 };
 }  // namespace
 
@@ -50,6 +50,14 @@ oprt_status_t oprt_execute_softmax(oprt_softmax_descriptor_t desc, void *workspa
 
 oprt_status_t oprt_get_softmax_kernel_name(oprt_softmax_descriptor_t desc, const char **name) {
     return kernel_name("oprt_get_softmax_kernel_name", desc, name);
+}
+
+oprt_status_t oprt_list_softmax_variants(oprt_backend_t backend, const char **names, int capacity, int *count) {
+    return list_variants("softmax", kBackends, backend, names, capacity, count);
+}
+
+oprt_status_t oprt_set_softmax_variant(oprt_softmax_descriptor_t desc, const char *name) {
+    return set_variant("softmax", desc, kBackends, name);
 }
 
 oprt_status_t oprt_destroy_softmax_descriptor(oprt_softmax_descriptor_t desc) {

@@ -11,8 +11,8 @@ using namespace oprt;
 
 const BackendTable<ElementwisePlan> kBackends = {
     {&vector_add::cpu::run, &vector_add::cpu::plan},
-    {OPRT_NVIDIA_ENTRY(vector_add::nvidia::run), OPRT_NVIDIA_ENTRY(vector_add::nvidia::plan)},
-    {OPRT_METAX_ENTRY(vector_add::metax::run), OPRT_METAX_ENTRY(vector_add::metax::plan)},
+    {OPRT_NVIDIA_ENTRY(vector_add::nvidia::run), OPRT_NVIDIA_ENTRY(vector_add::nvidia::plan), OPRT_NVIDIA_ENTRY(vector_add::nvidia::ladder)},
+    {OPRT_METAX_ENTRY(vector_add::metax::run), OPRT_METAX_ENTRY(vector_add::metax::plan), OPRT_METAX_ENTRY(vector_add::metax::ladder)},
 };
 }  // namespace
 
@@ -55,6 +55,14 @@ oprt_status_t oprt_execute_vector_add(oprt_vector_add_descriptor_t desc, void *w
 oprt_status_t oprt_get_vector_add_kernel_name(oprt_vector_add_descriptor_t desc,
                                               const char **name) {
     return kernel_name("oprt_get_vector_add_kernel_name", desc, name);
+}
+
+oprt_status_t oprt_list_vector_add_variants(oprt_backend_t backend, const char **names, int capacity, int *count) {
+    return list_variants("vector_add", kBackends, backend, names, capacity, count);
+}
+
+oprt_status_t oprt_set_vector_add_variant(oprt_vector_add_descriptor_t desc, const char *name) {
+    return set_variant("vector_add", desc, kBackends, name);
 }
 
 oprt_status_t oprt_destroy_vector_add_descriptor(oprt_vector_add_descriptor_t desc) {

@@ -5,7 +5,8 @@ result, softmax_(out, src, dim=-1) writes into out, and prepare_softmax(out,
 src, dim=-1) returns a PreparedOp to run many times. Arrays are numpy arrays
 (float32, float16, ml_dtypes.bfloat16) on the host, or torch tensors / CuPy
 arrays. Every function takes backend= "auto" (where the data lives), "cpu",
-"nvidia", "metax" or "tilelang".
+"nvidia", "metax" or "tilelang", and variant= a kernel variant of that backend
+(variants(op, backend) lists them; None, the default, is the plan's choice).
 
 Arrays are passed as they are, never copied behind the caller's back (the one
 exception: reduce_sum(src, dim=None) reduces src.reshape(-1), a copy when src
@@ -43,6 +44,15 @@ def available_backends():
     return _backends.available_backends()
 
 
+def variants(op, backend="auto"):
+    """The kernel variants of operator `op` ("softmax", ...) on `backend`, plain to fastest
+    (the last is the fastest), for the variant= keyword of every operator function.
+    "student" comes first when an exercise is built in (scripts/camp.py exercise); a
+    backend without a ladder lists "auto" (its plan's choice). backend="auto": the GPU
+    backend of the loaded library when one has a device, else "cpu"."""
+    return _backends.variants(op, backend)
+
+
 def library_path():
     """The path of the loaded libcamp_ops.so (loading it if needed)."""
     return _lib.get().path
@@ -51,5 +61,5 @@ def library_path():
 __all__ = [
     *ops.__all__,
     "OperatorRuntimeError", "InvalidArgumentError", "UnsupportedDtypeError", "PreparedOp",
-    "available_backends", "library_path", "library_version", "register_backend",
+    "available_backends", "library_path", "library_version", "register_backend", "variants",
 ]

@@ -82,3 +82,18 @@ def available_backends():
     lib = _lib.get()
     names = [b for b in C_BACKENDS if lib.backend_is_available(_lib.BACKEND_CODES[b])]
     return names + [b for b in PYTHON_BACKENDS if b in _registered]
+
+
+def variants(op, backend="auto"):
+    """operator_runtime.variants: the kernel variant names of `op` on `backend`."""
+    check_name("variants", backend)
+    if backend in PYTHON_BACKENDS:
+        python_backend(backend)
+        return ["auto"]
+    lib = _lib.get(prefer=backend)
+    if backend == "auto":
+        backend = next((g for g in GPU_BACKENDS if lib.backend_is_available(_lib.BACKEND_CODES[g])),
+                       "cpu")
+    if op not in _lib.OP_SIGNATURES:
+        raise ValueError(f"variants: op = {op!r} is not one of {', '.join(_lib.OP_SIGNATURES)}")
+    return lib.variants(op, _lib.BACKEND_CODES[backend])

@@ -98,6 +98,11 @@ class OpFunctions:
         self.destroy = _bind(dll, f"oprt_destroy_{name}_descriptor", _c_status, [ctypes.c_void_p])
         self.kernel_name = _bind(dll, f"oprt_get_{name}_kernel_name", _c_status,
                                  [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)])
+        self.list_variants = _bind(dll, f"oprt_list_{name}_variants", _c_status,
+                                   [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
+                                    ctypes.POINTER(ctypes.c_int)])
+        self.set_variant = _bind(dll, f"oprt_set_{name}_variant", _c_status,
+                                 [ctypes.c_void_p, ctypes.c_char_p])
 
 
 def _bind(dll, symbol, restype, argtypes):
@@ -133,6 +138,15 @@ class Library:
                     raise OperatorRuntimeError(
                         f"{self.path} lacks the {name} operator ({exc}); rebuild the library")
         return functions
+
+    def variants(self, name, backend_code):
+        """oprt_list_<name>_variants: the variant names of operator `name` on a backend."""
+        fns = self.op(name)
+        count = ctypes.c_int(0)
+        self.check(fns.list_variants(backend_code, None, 0, ctypes.byref(count)))
+        names = (ctypes.c_char_p * max(count.value, 1))()
+        self.check(fns.list_variants(backend_code, names, count.value, ctypes.byref(count)))
+        return [names[i].decode() for i in range(count.value)]
 
     def check(self, status):
         """Raises the error of a failed C call, with the library's thread-local message."""

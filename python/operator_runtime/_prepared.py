@@ -21,16 +21,24 @@ class PreparedOp:
     _runner = None
     _calls = None  # C descriptor only: guards _desc and counts the C calls using it
 
-    def __init__(self, op, operands, params, backend, func=None):
+    def __init__(self, op, operands, params, backend, func=None, variant=None):
         """Internal: use the prepare_<op> functions. `operands` come from describe_all;
-        `func` names the calling function in error messages."""
+        `func` names the calling function in error messages; `variant` names a kernel
+        variant (operator_runtime.variants(op, backend)); None or "auto": the plan's choice."""
         self.op = op
         self._operands = operands
         self._params = params
-        self.backend = _backends.resolve(func or f"prepare_{op}", backend, operands)
+        func = func or f"prepare_{op}"
+        if variant is not None and not isinstance(variant, str):
+            raise TypeError(f"{func}: variant must be a str or None, got {type(variant).__name__}")
+        self.backend = _backends.resolve(func, backend, operands)
+        self.variant = variant or "auto"
         self.workspace_size = 0
         self._workspace = None
         if self.backend in _backends.PYTHON_BACKENDS:
+            if self.variant != "auto":
+                raise ValueError(f"{func}: variant = {variant!r}: the {self.backend} backend has "
+                                 f"no kernel variants (use variant=None)")
             prepare = _backends.python_backend(self.backend)
             self._runner = prepare(op, tuple(o.array for o in operands), dict(params))
             return
@@ -48,6 +56,8 @@ class PreparedOp:
         lib.check(self._c.create(ctypes.byref(desc), *map(ctypes.byref, views), *scalar))
         self._desc = desc
         try:
+            if variant is not None:  # before the workspace query: a variant may change its size
+                lib.check(self._c.set_variant(desc, variant.encode()))
             size = ctypes.c_size_t(0)
             lib.check(self._c.workspace_size(desc, ctypes.byref(size)))
             self.workspace_size = size.value
@@ -136,8 +146,9 @@ class PreparedOp:
             return f"PreparedOp({self.op}, destroyed)"
         args = ", ".join(f"{o.name}={o.shape}" for o in self._operands)
         params = "".join(f", {k}={v!r}" for k, v in self._params.items())
+        variant = "" if self.variant == "auto" else f", variant={self.variant!r}"
         return (f"PreparedOp({self.op}, backend={self.backend}, {args}, "
-                f"dtype={DTYPE_NAMES[self._operands[0].dtype]}{params})")
+                f"dtype={DTYPE_NAMES[self._operands[0].dtype]}{params}{variant})")
 
     def _live_operands(self):
         if self._operands is None:

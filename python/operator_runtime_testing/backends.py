@@ -85,3 +85,38 @@ def select(requested, gpu=None):
                       f"(available: {', '.join(available)})")
     lib, reason = _torch_gpu(gpu)
     return Target(requested, requested, lib or NUMPY, reason)
+
+
+def variants_for(target, op, selection):
+    """The kernel variants a run checks `op` on: selection "all" gives "auto" (the plan's
+    choice) and every variant of the target backend's ladder, never "student" (an exercise
+    runs only when asked for by name); a name gives just that variant. Empty when the
+    target cannot run here (tests skip anyway)."""
+    import operator_runtime as ort
+
+    if selection != "all":
+        return [selection]
+    if target.skip_reason or target.resolved not in ("cpu",) + GPU_BACKENDS:
+        return ["auto"]
+    names = ort.variants(op, target.resolved)
+    return ["auto"] + [n for n in names if n not in ("auto", "student")]
+
+
+def variant_unavailable(target, op, variant):
+    """Why `variant` cannot be asked of `op` on the target backend (None when it can)."""
+    import operator_runtime as ort
+
+    if variant == "auto" or target.skip_reason:
+        return None
+    names = ort.variants(op, target.resolved)
+    if variant in names:
+        return None
+    hint = " (build one with `python scripts/camp.py exercise " + op + "`)" if variant == "student" else ""
+    return f"{op} has no variant {variant!r} on {target.resolved} (has: {', '.join(names)}){hint}"
+
+
+def is_not_supported(exc):
+    """Whether `exc` is a variant's OPRT_ERR_NOT_SUPPORTED (it cannot run that layout)."""
+    from operator_runtime.errors import ERR_NOT_SUPPORTED
+
+    return getattr(exc, "status", None) == ERR_NOT_SUPPORTED

@@ -37,7 +37,7 @@ class BenchResult:
     sets: int  # buffer sets cycled
     kernel: Optional[str]  # what our plan picked
     ours: Timing
-    peer: Timing
+    peer: Optional[Timing]  # None when not timed (run_bench(time_peer=False))
     ok: bool
     max_err: float
     message: str  # why the check failed ("" when ok)
@@ -161,10 +161,11 @@ def set_count(nbytes, rotate_bytes):
     return min(MAX_SETS, math.ceil(rotate_bytes / nbytes))
 
 
-def run_bench(op, bench, case, dtype, wb, seed):
+def run_bench(op, bench, case, dtype, wb, seed, variant=None, time_peer=True):
     """Times bench.prepare(out, *inputs, **params).run() (one prepared op per buffer set)
     against the peer function bench.PEERS[lib](peer_out, *inputs, **params) on the same
-    inputs, then checks what the timed calls wrote."""
+    inputs, then checks what the timed calls wrote. `variant`: the kernel variant of our
+    op (None: the plan's choice); time_peer=False skips the peer (result.peer is None)."""
     lib = wb.lib
     wb.reseed(seed)
     shapes = [tuple(s) for s in case.inputs]
@@ -176,12 +177,14 @@ def run_bench(op, bench, case, dtype, wb, seed):
         for _ in range(nsets):
             inputs = [wb.randn(s, dtype) for s in shapes]
             out, peer_out = lib.full_nan(out_shape, dtype), lib.empty(out_shape, dtype)
-            prepared.append(bench.prepare(out, *inputs, backend=wb.target.backend, **case.params))
+            extra = {} if variant is None else {"variant": variant}
+            prepared.append(bench.prepare(out, *inputs, backend=wb.target.backend, **case.params,
+                                          **extra))
             peer = bench.PEERS[lib.name](peer_out, *inputs, **case.params)
             sets.append((inputs, out, peer))
         kernel = prepared[0].kernel_name
         ours = wb.time([p.run for p in prepared])
-        theirs = wb.time([peer for _, _, peer in sets])
+        theirs = wb.time([peer for _, _, peer in sets]) if time_peer else None
         lib.synchronize()
         ok, max_err, message = True, 0.0, ""
         for i in sorted({0, nsets - 1}):

@@ -124,9 +124,12 @@ class _Checker:
             self.ok, self.message = False, f"{form}: {msg}"
 
 
-def run_case(op, case, dtype, lib, backend, seed, torch_check=False):
+def run_case(op, case, dtype, lib, backend, seed, torch_check=False, variant=None):
     """Checks `case` in every form of `op`: op(...), op_(out, ...), prepare + run +
-    run_inputs (new data) + destroy right after. Each output starts NaN-poisoned."""
+    run_inputs (new data) + destroy right after. Each output starts NaN-poisoned.
+    `variant`: the kernel variant every form runs (None: the plan's choice); a variant
+    that cannot run the case raises OperatorRuntimeError with status ERR_NOT_SUPPORTED."""
+    kw = {"backend": backend} if variant is None else {"backend": backend, "variant": variant}
     rng = np.random.default_rng(seed)
     dim = case.params.get("dim")
     nd = len(case.inputs[0].shape)
@@ -152,7 +155,7 @@ def run_case(op, case, dtype, lib, backend, seed, torch_check=False):
     # op(...): the result is allocated by the package.
     xs = inputs()
     ref, tol = expected(xs)
-    got = op.func(*xs, **case.params, backend=backend)
+    got = op.func(*xs, **case.params, **kw)
     if not isinstance(got, lib.array_type):
         return CaseResult(False, float("inf"), f"op: returned a {type(got).__name__}")
     check("op", got, ref, tol)
@@ -164,7 +167,7 @@ def run_case(op, case, dtype, lib, backend, seed, torch_check=False):
 
     # op_(out, ...): into a poisoned output (or in place).
     out, untouched = output(xs, ref.shape)
-    result = op.func_(out, *xs, **ip, backend=backend)
+    result = op.func_(out, *xs, **ip, **kw)
     if result is not out:
         return CaseResult(False, float("inf"), "op_: did not return out")
     check("op_", out, ref, tol, untouched)
@@ -173,7 +176,7 @@ def run_case(op, case, dtype, lib, backend, seed, torch_check=False):
     xs = inputs()
     ref, tol = expected(xs)
     out, untouched = output(xs, ref.shape)
-    prepared = op.prepare(out, *xs, **ip, backend=backend)
+    prepared = op.prepare(out, *xs, **ip, **kw)
     try:
         if prepared.run() is not out:
             return CaseResult(False, float("inf"), "prepare: run() did not return out")

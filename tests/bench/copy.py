@@ -5,8 +5,8 @@ import numpy as np
 import operator_runtime as ort
 
 
-def prepare(out, src, backend):
-    return ort.prepare_copy(out, src, backend=backend)
+def prepare(out, src, backend, variant=None):
+    return ort.prepare_copy(out, src, backend=backend, variant=variant)
 
 
 def _numpy(out, src):

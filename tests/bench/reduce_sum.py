@@ -6,10 +6,11 @@ import operator_runtime as ort
 from operator_runtime_testing import assertions
 
 
-def prepare(out, src, backend, dim=-1):
+def prepare(out, src, backend, dim=-1, variant=None):
     if dim is None:  # as reduce_sum(src, dim=None) does it: src as 1-d, summed over dim 0
-        return ort.prepare_reduce_sum(out.reshape(()), src.reshape(-1), dim=0, backend=backend)
-    return ort.prepare_reduce_sum(out, src, dim, backend=backend)
+        return ort.prepare_reduce_sum(out.reshape(()), src.reshape(-1), dim=0, backend=backend,
+                                      variant=variant)
+    return ort.prepare_reduce_sum(out, src, dim, backend=backend, variant=variant)
 
 
 def _numpy(out, src, dim=-1):

@@ -5,8 +5,8 @@ import numpy as np
 import operator_runtime as ort
 
 
-def prepare(out, src, backend, negative_slope=0.0):
-    return ort.prepare_relu(out, src, negative_slope, backend=backend)
+def prepare(out, src, backend, negative_slope=0.0, variant=None):
+    return ort.prepare_relu(out, src, negative_slope, backend=backend, variant=variant)
 
 
 def _numpy(out, src, negative_slope=0.0):

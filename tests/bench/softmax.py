@@ -6,8 +6,8 @@ import numpy as np
 import operator_runtime as ort
 
 
-def prepare(out, src, backend, dim=-1):
-    return ort.prepare_softmax(out, src, dim, backend=backend)
+def prepare(out, src, backend, dim=-1, variant=None):
+    return ort.prepare_softmax(out, src, dim, backend=backend, variant=variant)
 
 
 def _numpy(out, src, dim=-1):

@@ -5,8 +5,8 @@ import numpy as np
 import operator_runtime as ort
 
 
-def prepare(out, a, b, backend):
-    return ort.prepare_vector_add(out, a, b, backend=backend)
+def prepare(out, a, b, backend, variant=None):
+    return ort.prepare_vector_add(out, a, b, backend=backend, variant=variant)
 
 
 def _numpy(out, a, b):

@@ -28,10 +28,33 @@ using BackendFn = oprt_status_t (*)(const Plan &plan, const ExecArgs &args);
 template <typename Plan>
 using PlanFn = oprt_status_t (*)(Plan &plan);
 
+// One step of a backend's kernel ladder (oprt_list_<op>_variants): a plan
+// function that fills the plan like the plan hook but forces this step's kernel
+// (plan.kernel, kernel_name, launch, workspace_bytes), or fails with
+// OPRT_ERR_NOT_SUPPORTED saying why the step cannot run this plan. `run`, when
+// set, replaces the backend's execute for this variant (the "student" variant
+// of an exercise brings its own launch code); ladder steps leave it nullptr:
+// the backend's run already switches on plan.kernel.
+template <typename Plan>
+struct Variant {
+    const char *name;
+    PlanFn<Plan> plan;
+    BackendFn<Plan> run = nullptr;
+};
+
+// A backend's ladder, plain to fastest (the last step is the fastest).
+template <typename Plan>
+struct VariantList {
+    const Variant<Plan> *items;
+    int count;
+};
+
 template <typename Plan>
 struct BackendEntry {
     BackendFn<Plan> execute;
     PlanFn<Plan> plan;
+    // nullptr: the backend has no ladder; it lists one variant, "auto" (its plan's choice).
+    const VariantList<Plan> *ladder = nullptr;
 };
 
 template <typename Plan>
@@ -62,6 +85,18 @@ const BackendEntry<Plan> *backend_entry(const BackendTable<Plan> &table, oprt_ba
     case OPRT_BACKEND_METAX: return &table.metax;
     default: return nullptr;
     }
+}
+
+// The "student" variant of (op, backend), registered by an exercise's source
+// file (scripts/camp.py exercise; student/<backend>/<op>_student.*) when one is
+// compiled into this library; nullptr otherwise. Type-erased: the registering
+// file and the operator agree on the Plan type.
+const void *find_student_variant(const char *op, oprt_backend_t backend);
+bool register_student_variant(const char *op, oprt_backend_t backend, const void *variant);
+
+template <typename Plan>
+const Variant<Plan> *student_variant(const char *op, oprt_backend_t backend) {
+    return static_cast<const Variant<Plan> *>(find_student_variant(op, backend));
 }
 
 // At creation: lets the chosen backend refine the plan.

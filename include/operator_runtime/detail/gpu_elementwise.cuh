@@ -37,6 +37,7 @@ enum ElementwiseKernel : int32_t {
     kEwStrided32 = 2,
     kEwStrided64 = 3,
     kEwBroadcast = 4,
+    kEwScalarGridStride = 5,  // ladder step 1 (oprt_set_<op>_variant "scalar_grid_stride")
 };
 
 constexpr int kEwThreads = 256;  // a multiple of 64: valid for 32- and 64-lane warps
@@ -97,6 +98,40 @@ inline void plan_elementwise(ElementwisePlan &p) {
     }
     p.workspace_bytes = 0;
 }
+
+// ---- The kernel ladder (oprt_list_<op>_variants) ---------------------------------
+// Every elementwise operator shares it: "scalar_grid_stride" (the textbook
+// kernel: one element per thread and loop step, any layout), then "vec16" (the
+// plan's 16-byte-vector kernels: dense operands, or a dense row / scalar
+// broadcast). Strided layouts have only the first step; "auto" runs the plan's
+// strided kernel there.
+
+// Blocks of the scalar grid-stride kernel: a fixed grid (about 8 resident
+// blocks per SM on a 132-SM GPU, then each thread loops), as the textbook does.
+constexpr int64_t kEwGridStrideBlocks = 1024;
+
+inline oprt_status_t plan_elementwise_scalar(ElementwisePlan &p) {
+    p.kernel = kEwScalarGridStride;
+    p.kernel_name = "scalar_grid_stride";
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}
+
+// Step 2 ("vec16"): the plan's vectorized kernels; NOT_SUPPORTED where it would take the strided one.
+inline oprt_status_t plan_elementwise_vec16(ElementwisePlan &p) {
+    plan_elementwise(p);
+    if (p.kernel == kEwContiguous || p.kernel == kEwBroadcast) return OPRT_SUCCESS;
+    return fail(OPRT_ERR_NOT_SUPPORTED,
+                "16-byte vectors need dense operands (or one input a dense row or a scalar repeated); "
+                "this layout is strided (the plan runs %s): use 'scalar_grid_stride' or 'auto'",
+                p.kernel_name);
+}
+
+inline const Variant<ElementwisePlan> kElementwiseLadderSteps[] = {
+    {"scalar_grid_stride", &plan_elementwise_scalar},
+    {"vec16", &plan_elementwise_vec16},
+};
+inline const VariantList<ElementwisePlan> kElementwiseLadder = {kElementwiseLadderSteps, 2};
 
 template <int NIn, typename T, typename Op>
 __device__ __forceinline__ T apply_op(const Op &op, T a, T b) {
@@ -258,6 +293,24 @@ elementwise_strided_kernel(T *out, const T *in0, const T *in1, StridedLayout L, 
     }
 }
 
+template <typename T, int NIn, bool kDense, typename Op>
+__global__ void __launch_bounds__(256)
+elementwise_scalar_grid_stride_kernel(T *out, const T *in0, const T *in1, StridedLayout L, Op op) {
+    for (int64_t i = global_thread_index(); i < L.numel; i += grid_threads()) {
+        if constexpr (kDense) {
+            const T a = in0[i];
+            out[i] = apply_op<NIn>(op, a, NIn > 1 ? in1[i] : a);
+        } else {
+            int64_t off[NIn + 1];
+            strided_offsets<NIn + 1>(L, uint64_t(i), off);
+            const T a = in0[off[1]];
+            T b = a;
+            if constexpr (NIn > 1) b = in1[off[2]];
+            out[off[0]] = apply_op<NIn>(op, a, b);
+        }
+    }
+}
+
 // ---- Launch --------------------------------------------------------------------
 
 // The widest access (in elements, a power of two up to 16 bytes) at which every
@@ -309,6 +362,23 @@ void launch_broadcast(T *out, const T *in0, const T *in1, int64_t n, int64_t C, 
 }
 
 template <typename T, int NIn, typename Op>
+void launch_scalar_grid_stride(const ElementwisePlan &p, T *out, const T *in0, const T *in1, Op op,
+                               dev::stream_t stream) {
+    StridedLayout L;
+    L.ndim = p.ndim;
+    L.numel = p.numel;
+    for (int d = 0; d < p.ndim; ++d) {
+        L.shape[d] = p.shape[d];
+        for (int k = 0; k <= NIn; ++k) L.strides[k][d] = p.strides[k][d];
+    }
+    const unsigned blocks = unsigned(clamp64(ceil_div(p.numel, kEwThreads), 1, kEwGridStrideBlocks));
+    if (p.contiguous)
+        elementwise_scalar_grid_stride_kernel<T, NIn, true, Op><<<blocks, kEwThreads, 0, stream>>>(out, in0, in1, L, op);
+    else
+        elementwise_scalar_grid_stride_kernel<T, NIn, false, Op><<<blocks, kEwThreads, 0, stream>>>(out, in0, in1, L, op);
+}
+
+template <typename T, int NIn, typename Op>
 void launch_strided(const ElementwisePlan &p, T *out, const T *in0, const T *in1, Op op, dev::stream_t stream) {
     StridedLayout L;
     L.ndim = p.ndim;
@@ -339,6 +409,10 @@ oprt_status_t launch_elementwise(const char *op_name, const ElementwisePlan &p, 
     const T *in1 = NIn > 1 ? static_cast<const T *>(args.in1) : in0;
     const int64_t n = p.numel;
 
+    if (p.kernel == kEwScalarGridStride) {
+        launch_scalar_grid_stride<T, NIn>(p, out, in0, in1, op, stream);
+        return check_launch(op_name, p.kernel_name);
+    }
     if (p.kernel == kEwContiguous) {
         const void *ptrs[3] = {out, in0, in1};
         int64_t head = 0;

@@ -25,6 +25,22 @@ OPRT_API oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *work
  * static storage, valid while the library is loaded. */
 OPRT_API oprt_status_t oprt_get_relu_kernel_name(oprt_relu_descriptor_t desc,
                                                  const char **name);
+/* Kernel variants (see docs/architecture.md, "Kernel variants"): the names of
+ * this operator's variants on `backend`, plain to fastest (the last is the
+ * fastest), preceded by "student" when an exercise is built in. Writes up to
+ * `capacity` names (static storage) and sets *count to how many exist; names
+ * may be NULL with capacity 0 to ask the count. A backend without a ladder
+ * lists "auto". OPRT_ERR_BACKEND_UNAVAILABLE for a backend not built in. */
+OPRT_API oprt_status_t oprt_list_relu_variants(oprt_backend_t backend, const char **names,
+                                               int capacity, int *count);
+/* Replaces the plan's kernel choice by the named variant of the descriptor's
+ * backend; "auto" restores the plan's choice. An unknown name is
+ * OPRT_ERR_INVALID_ARG (the message lists the valid names); a variant that
+ * cannot run this descriptor's shape, layout or dtype is OPRT_ERR_NOT_SUPPORTED
+ * (the message says why) and leaves the descriptor unchanged. The workspace
+ * size and kernel name may change: query them after this call. Not to be
+ * called while the descriptor executes in another thread. */
+OPRT_API oprt_status_t oprt_set_relu_variant(oprt_relu_descriptor_t desc, const char *name);
 OPRT_API oprt_status_t oprt_destroy_relu_descriptor(oprt_relu_descriptor_t desc);
 
 #ifdef __cplusplus

@@ -16,6 +16,8 @@ oprt_status_t plan(ElementwisePlan &p) {
     return OPRT_SUCCESS;
 }
 
+const VariantList<ElementwisePlan> ladder = gpu::kElementwiseLadder;
+
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     const gpu_kernels::CopyOp op;
     // Raw bits: both 16-bit types move as the same words.

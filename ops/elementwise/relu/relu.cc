@@ -13,8 +13,8 @@ using namespace oprt;
 
 const BackendTable<ElementwisePlan> kBackends = {
     {&relu::cpu::run, &relu::cpu::plan},
-    {OPRT_NVIDIA_ENTRY(relu::nvidia::run), OPRT_NVIDIA_ENTRY(relu::nvidia::plan)},
-    {OPRT_METAX_ENTRY(relu::metax::run), OPRT_METAX_ENTRY(relu::metax::plan)},
+    {OPRT_NVIDIA_ENTRY(relu::nvidia::run), OPRT_NVIDIA_ENTRY(relu::nvidia::plan), OPRT_NVIDIA_ENTRY(relu::nvidia::ladder)},
+    {OPRT_METAX_ENTRY(relu::metax::run), OPRT_METAX_ENTRY(relu::metax::plan), OPRT_METAX_ENTRY(relu::metax::ladder)},
 };
 }  // namespace
 
@@ -57,6 +57,14 @@ oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *workspace,
 
 oprt_status_t oprt_get_relu_kernel_name(oprt_relu_descriptor_t desc, const char **name) {
     return kernel_name("oprt_get_relu_kernel_name", desc, name);
+}
+
+oprt_status_t oprt_list_relu_variants(oprt_backend_t backend, const char **names, int capacity, int *count) {
+    return list_variants("relu", kBackends, backend, names, capacity, count);
+}
+
+oprt_status_t oprt_set_relu_variant(oprt_relu_descriptor_t desc, const char *name) {
+    return set_variant("relu", desc, kBackends, name);
 }
 
 oprt_status_t oprt_destroy_relu_descriptor(oprt_relu_descriptor_t desc) {

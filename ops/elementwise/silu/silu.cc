@@ -11,8 +11,8 @@ using namespace oprt;
 
 const BackendTable<ElementwisePlan> kBackends = {
     {&silu::cpu::run, &silu::cpu::plan},
-    {OPRT_NVIDIA_ENTRY(silu::nvidia::run), OPRT_NVIDIA_ENTRY(silu::nvidia::plan)},
-    {OPRT_METAX_ENTRY(silu::metax::run), OPRT_METAX_ENTRY(silu::metax::plan)},
+    {OPRT_NVIDIA_ENTRY(silu::nvidia::run), OPRT_NVIDIA_ENTRY(silu::nvidia::plan), OPRT_NVIDIA_ENTRY(silu::nvidia::ladder)},
+    {OPRT_METAX_ENTRY(silu::metax::run), OPRT_METAX_ENTRY(silu::metax::plan), OPRT_METAX_ENTRY(silu::metax::ladder)},
 };
 }  // namespace
 
@@ -56,6 +56,14 @@ oprt_status_t oprt_get_silu_kernel_name(oprt_silu_descriptor_t desc, const char 
 
 oprt_status_t oprt_destroy_silu_descriptor(oprt_silu_descriptor_t desc) {
     return destroy("oprt_destroy_silu_descriptor", desc);
+}
+
+oprt_status_t oprt_list_silu_variants(oprt_backend_t backend, const char **names, int capacity, int *count) {
+    return list_variants("silu", kBackends, backend, names, capacity, count);
+}
+
+oprt_status_t oprt_set_silu_variant(oprt_silu_descriptor_t desc, const char *name) {
+    return set_variant("silu", desc, kBackends, name);
 }
 
 }  // extern "C"

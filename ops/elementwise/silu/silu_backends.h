@@ -12,9 +12,11 @@ oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
 namespace nvidia {
 oprt_status_t plan(ElementwisePlan &plan);
 oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+extern const VariantList<ElementwisePlan> ladder;  // plain to fastest
 }  // namespace nvidia
 namespace metax {
 oprt_status_t plan(ElementwisePlan &plan);
 oprt_status_t run(const ElementwisePlan &plan, const ExecArgs &args);
+extern const VariantList<ElementwisePlan> ladder;  // plain to fastest
 }  // namespace metax
 }  // namespace oprt::silu

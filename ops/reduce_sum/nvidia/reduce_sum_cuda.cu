@@ -25,6 +25,7 @@
 
 #include "operator_runtime/detail/gpu_runtime.h"
 #include "ops/reduce_sum/nvidia/kernel.cuh"
+#include "ops/reduce_sum/nvidia/ladder.cuh"
 #include "ops/reduce_sum/reduce_sum_backends.h"
 
 namespace oprt::reduce_sum::OPRT_GPU_BACKEND_NS {
@@ -53,6 +54,8 @@ enum Kernel : int32_t {
     kStrided = 6,
     kRowsCluster = 7,
     kInnerTileCluster = 8,
+    kSmemTree = 9,     // ladder step "smem_tree" (ladder.cuh)
+    kWarpShuffle = 10, // ladder step "warp_shuffle" (ladder.cuh)
 };
 
 constexpr int kGroupThreads = 256;
@@ -389,6 +392,25 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         launch_inner<float, T>(partial, out, nullptr, f, fv, ft, stream);
         return OPRT_SUCCESS;
     }
+    case kSmemTree:
+    case kWarpShuffle: {
+        SliceSum q;
+        q.outer = p.outer;
+        q.inner = p.inner;
+        q.L = L;
+        q.S = p.in_axis_stride;
+        q.ix = ix;
+        const int64_t outputs = p.outer * p.inner;
+        if (p.kernel == kSmemTree) {
+            reduce_smem_tree_kernel<T>
+                <<<unsigned(clamp64(outputs, 1, kMaxGridBlocks)), kSmemTreeThreads, 0, stream>>>(in, out, q);
+        } else {
+            const int64_t warps = kWarpShuffleThreads / dev::kWarpSize;
+            reduce_warp_shuffle_kernel<T><<<unsigned(clamp64(ceil_div(outputs, warps), 1, kMaxGridBlocks)),
+                                            kWarpShuffleThreads, 0, stream>>>(in, out, q);
+        }
+        return OPRT_SUCCESS;
+    }
     default: return OPRT_SUCCESS;
     }
 }
@@ -514,6 +536,62 @@ oprt_status_t plan(AxisPlan &p) {
         p.workspace_bytes = size_t(chunks * p.outer * p.inner) * sizeof(float) + kWorkspaceAlign;
     return OPRT_SUCCESS;
 }
+
+// ---- The kernel ladder (oprt_list_reduce_sum_variants), plain to fastest ----------
+namespace {
+
+oprt_status_t plan_smem_tree(AxisPlan &p) {
+    p.kernel = kSmemTree;
+    p.kernel_name = "smem_tree";
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t plan_warp_shuffle(AxisPlan &p) {
+    p.kernel = kWarpShuffle;
+    p.kernel_name = "warp_shuffle";
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}
+
+// The row steps read rows with 16-byte loads: the reduced axis must be the dense last one.
+oprt_status_t needs_rows(const AxisPlan &p, const char *step) {
+    return fail(OPRT_ERR_NOT_SUPPORTED,
+                "'%s' reads dense rows with 16-byte loads: the reduced axis must have stride 1 with "
+                "nothing after it (here axis stride %lld, inner run %lld); use 'smem_tree', "
+                "'warp_shuffle' or 'auto'",
+                step, (long long)p.in_axis_stride, (long long)p.inner);
+}
+
+// Step 3: 16-byte loads, a warp (or a few lanes) per row, a block per long row: never split.
+oprt_status_t plan_vec16(AxisPlan &p) {
+    if (!p.rows_contiguous(/*check_out_axis=*/false)) return needs_rows(p, "vec16");
+    if (p.axis_len == 0 || p.out_numel == 0) return plan(p);  // zeros, or nothing to run
+    const RowsChoice rc = rows_choice(p.axis_len, elems_per_vector(p.dtype));
+    p.workspace_bytes = 0;
+    p.kernel = rc.group ? kRowsGroup : kRowsBlock;
+    p.kernel_name = rc.group ? (rc.lanes < dev::kWarpSize ? "rows_subwarp" : "rows_warp") : "rows_block";
+    p.launch[0] = rc.group ? rc.lanes : rc.threads;
+    return OPRT_SUCCESS;
+}
+
+// Step 4: the plan for dense rows, which also splits few long rows over
+// several blocks (a cluster, or two passes through the workspace).
+oprt_status_t plan_multi_block(AxisPlan &p) {
+    if (!p.rows_contiguous(/*check_out_axis=*/false)) return needs_rows(p, "multi_block");
+    return plan(p);
+}
+
+const Variant<AxisPlan> kLadderSteps[] = {
+    {"smem_tree", &plan_smem_tree},
+    {"warp_shuffle", &plan_warp_shuffle},
+    {"vec16", &plan_vec16},
+    {"multi_block", &plan_multi_block},
+};
+
+}  // namespace
+
+const VariantList<AxisPlan> ladder = {kLadderSteps, 4};
 
 oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     oprt_status_t s = OPRT_SUCCESS;

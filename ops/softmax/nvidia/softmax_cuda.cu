@@ -26,6 +26,7 @@
 
 #include "operator_runtime/detail/gpu_runtime.h"
 #include "ops/softmax/nvidia/kernel.cuh"
+#include "ops/softmax/nvidia/ladder.cuh"
 #include "ops/softmax/softmax_backends.h"
 
 namespace oprt::softmax::OPRT_GPU_BACKEND_NS {
@@ -55,6 +56,9 @@ enum Kernel : int32_t {
     kStridedThread = 5,
     kStridedTile = 6,
     kRowsLong = 7,
+    kThreePass = 8,   // ladder steps (ladder.cuh)
+    kWarpFused = 9,
+    kOnline = 10,
 };
 
 constexpr int kWarpKernelThreads = 128;
@@ -224,6 +228,35 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         }
         return OPRT_SUCCESS;
     }
+    case kThreePass:
+    case kWarpFused:
+    case kOnline: {
+        SliceSoftmax q;
+        q.outer = p.outer;
+        q.inner = p.inner;
+        q.L = L;
+        q.S_in = p.in_axis_stride;
+        q.S_out = p.out_axis_stride;
+        q.ix = ix;
+        const int64_t slices = p.outer * p.inner;
+        if (p.kernel == kThreePass) {
+            const uintptr_t ws = reinterpret_cast<uintptr_t>(args.workspace);
+            float *m = reinterpret_cast<float *>((ws + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
+            float *s = m + slices;
+            const unsigned blocks = unsigned(clamp64(ceil_div(slices, kLadderWarpThreads), 1, kMaxGridBlocks));
+            softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
+            softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
+            softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
+            return OPRT_SUCCESS;
+        }
+        const int64_t warps = kLadderWarpThreads / dev::kWarpSize;
+        const unsigned blocks = unsigned(clamp64(ceil_div(slices, warps), 1, kMaxGridBlocks));
+        if (p.kernel == kWarpFused)
+            softmax_warp_fused_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
+        else
+            softmax_online_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
+        return OPRT_SUCCESS;
+    }
     default: return OPRT_SUCCESS;
     }
 }
@@ -340,6 +373,54 @@ oprt_status_t plan(AxisPlan &p) {
     p.launch[1] = kStridedThreads / bx;
     return OPRT_SUCCESS;
 }
+
+// ---- The kernel ladder (oprt_list_softmax_variants), plain to fastest -------------
+namespace {
+
+oprt_status_t plan_three_pass(AxisPlan &p) {
+    p.kernel = kThreePass;
+    p.kernel_name = "three_pass";
+    // The max and the sum of every slice, between the passes.
+    p.workspace_bytes = size_t(2 * p.outer * p.inner) * sizeof(float) + kWorkspaceAlign;
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t plan_warp_fused(AxisPlan &p) {
+    p.kernel = kWarpFused;
+    p.kernel_name = "warp_fused";
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t plan_online(AxisPlan &p) {
+    p.kernel = kOnline;
+    p.kernel_name = "online";
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}
+
+// The top step: the plan's kernels for dense rows (registers, shared memory,
+// or for rows longer than shared memory the streaming two-pass kernels).
+oprt_status_t plan_on_chip(AxisPlan &p) {
+    if (!p.rows_contiguous(/*check_out_axis=*/true))
+        return fail(OPRT_ERR_NOT_SUPPORTED,
+                    "'on_chip' keeps dense rows on chip: the softmax axis must have stride 1 in and out "
+                    "with nothing after it (here axis strides %lld / %lld, inner run %lld); use "
+                    "'three_pass', 'warp_fused', 'online' or 'auto'",
+                    (long long)p.in_axis_stride, (long long)p.out_axis_stride, (long long)p.inner);
+    return plan(p);
+}
+
+const Variant<AxisPlan> kLadderSteps[] = {
+    {"three_pass", &plan_three_pass},
+    {"warp_fused", &plan_warp_fused},
+    {"online", &plan_online},
+    {"on_chip", &plan_on_chip},
+};
+
+}  // namespace
+
+const VariantList<AxisPlan> ladder = {kLadderSteps, 4};
 
 oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     oprt_status_t s;

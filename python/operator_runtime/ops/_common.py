@@ -6,17 +6,18 @@ from .._arrays import describe_all
 from .._prepared import PreparedOp
 
 
-def run_once(func, op, names, arrays, params, backend):
-    """Checks the arrays (output first), creates the descriptor, runs it once and
-    frees it; returns the output array."""
+def run_once(func, op, names, arrays, params, backend, variant=None):
+    """Checks the arrays (output first), creates the descriptor (with the kernel
+    variant `variant`, None: the plan's choice), runs it once and frees it;
+    returns the output array."""
     ops = describe_all(func, names, arrays, has_out=True)
-    with PreparedOp(op, ops, params, backend, func=func) as prepared:
+    with PreparedOp(op, ops, params, backend, func=func, variant=variant) as prepared:
         return prepared.run()
 
 
-def prepare(func, op, names, arrays, params, backend):
+def prepare(func, op, names, arrays, params, backend, variant=None):
     return PreparedOp(op, describe_all(func, names, arrays, has_out=True), params, backend,
-                      func=func)
+                      func=func, variant=variant)
 
 
 def describe_input(func, src, name="src"):

@@ -5,17 +5,17 @@ from ._common import describe_input, prepare, run_once
 _NAMES = ("dst", "src")
 
 
-def copy(src, *, backend="auto"):
+def copy(src, *, backend="auto", variant=None):
     """A new contiguous array equal to src, allocated by src's library."""
     s = describe_input("copy", src)
-    return run_once("copy", "copy", _NAMES, (s.kind.empty(s, s.shape), src), {}, backend)
+    return run_once("copy", "copy", _NAMES, (s.kind.empty(s, s.shape), src), {}, backend, variant)
 
 
-def copy_(dst, src, *, backend="auto"):
+def copy_(dst, src, *, backend="auto", variant=None):
     """Writes src into dst; returns dst."""
-    return run_once("copy_", "copy", _NAMES, (dst, src), {}, backend)
+    return run_once("copy_", "copy", _NAMES, (dst, src), {}, backend, variant)
 
 
-def prepare_copy(dst, src, *, backend="auto"):
+def prepare_copy(dst, src, *, backend="auto", variant=None):
     """A PreparedOp computing copy_(dst, src)."""
-    return prepare("prepare_copy", "copy", _NAMES, (dst, src), {}, backend)
+    return prepare("prepare_copy", "copy", _NAMES, (dst, src), {}, backend, variant)

@@ -5,7 +5,7 @@ from ._common import describe_input, normalize_dim, prepare, run_once
 _NAMES = ("out", "src")
 
 
-def reduce_sum(src, dim=-1, keepdim=False, *, backend="auto"):
+def reduce_sum(src, dim=-1, keepdim=False, *, backend="auto", variant=None):
     """A new array: src summed over `dim` (removed, or kept as size 1 when keepdim).
 
     dim=None sums every element: the result is 0-d (keepdim: src.ndim dims of
@@ -16,7 +16,7 @@ def reduce_sum(src, dim=-1, keepdim=False, *, backend="auto"):
     if dim is None:
         out = s.kind.empty(s, (1,) * s.ndim if keepdim else ())
         run_once("reduce_sum", "reduce_sum", _NAMES, (out.reshape(()), src.reshape(-1)),
-                 {"dim": 0}, backend)
+                 {"dim": 0}, backend, variant)
         return out
     d = normalize_dim("reduce_sum", dim, s.ndim)
     shape = list(s.shape)
@@ -26,7 +26,7 @@ def reduce_sum(src, dim=-1, keepdim=False, *, backend="auto"):
         else:
             del shape[d]
     out = s.kind.empty(s, tuple(shape))
-    return run_once("reduce_sum", "reduce_sum", _NAMES, (out, src), {"dim": d}, backend)
+    return run_once("reduce_sum", "reduce_sum", _NAMES, (out, src), {"dim": d}, backend, variant)
 
 
 def _dim(func, dim, src):
@@ -36,14 +36,14 @@ def _dim(func, dim, src):
     return {"dim": normalize_dim(func, dim, describe_input(func, src).ndim)}
 
 
-def reduce_sum_(out, src, dim=-1, *, backend="auto"):
+def reduce_sum_(out, src, dim=-1, *, backend="auto", variant=None):
     """Writes src summed over `dim` into out, whose shape is src's with that dim removed
     or kept as size 1; returns out."""
     return run_once("reduce_sum_", "reduce_sum", _NAMES, (out, src),
-                    _dim("reduce_sum_", dim, src), backend)
+                    _dim("reduce_sum_", dim, src), backend, variant)
 
 
-def prepare_reduce_sum(out, src, dim=-1, *, backend="auto"):
+def prepare_reduce_sum(out, src, dim=-1, *, backend="auto", variant=None):
     """A PreparedOp computing reduce_sum_(out, src, dim)."""
     return prepare("prepare_reduce_sum", "reduce_sum", _NAMES, (out, src),
-                   _dim("prepare_reduce_sum", dim, src), backend)
+                   _dim("prepare_reduce_sum", dim, src), backend, variant)

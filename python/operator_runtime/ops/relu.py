@@ -14,20 +14,20 @@ def _params(func, negative_slope):
     return {"negative_slope": float(negative_slope)}
 
 
-def relu(src, negative_slope=0.0, *, backend="auto"):
+def relu(src, negative_slope=0.0, *, backend="auto", variant=None):
     """A new array relu(src), allocated by src's library."""
     params = _params("relu", negative_slope)
     s = describe_input("relu", src)
-    return run_once("relu", "relu", _NAMES, (s.kind.empty(s, s.shape), src), params, backend)
+    return run_once("relu", "relu", _NAMES, (s.kind.empty(s, s.shape), src), params, backend, variant)
 
 
-def relu_(out, src, negative_slope=0.0, *, backend="auto"):
+def relu_(out, src, negative_slope=0.0, *, backend="auto", variant=None):
     """Writes relu(src) into out (out may be src itself); returns out."""
     return run_once("relu_", "relu", _NAMES, (out, src), _params("relu_", negative_slope),
-                    backend)
+                    backend, variant)
 
 
-def prepare_relu(out, src, negative_slope=0.0, *, backend="auto"):
+def prepare_relu(out, src, negative_slope=0.0, *, backend="auto", variant=None):
     """A PreparedOp computing relu_(out, src, negative_slope)."""
     return prepare("prepare_relu", "relu", _NAMES, (out, src),
-                   _params("prepare_relu", negative_slope), backend)
+                   _params("prepare_relu", negative_slope), backend, variant)

@@ -43,6 +43,40 @@ private:
     const char *prev_;
 };
 
+// While one is alive, every check_* call below runs its descriptor on the
+// kernel variant `name` (oprt_set_<op>_variant, before the workspace query).
+// A variant that cannot run the case (OPRT_ERR_NOT_SUPPORTED) ends the case;
+// declined() counts them, so a test can insist on the cases a variant must run.
+class UseVariant {
+public:
+    explicit UseVariant(const char *name) : prev_(current()) { current() = name; }
+    ~UseVariant() { current() = prev_; }
+    UseVariant(const UseVariant &) = delete;
+    UseVariant &operator=(const UseVariant &) = delete;
+    static const char *&current() {
+        static const char *name = nullptr;
+        return name;
+    }
+    static int &declined() {
+        static int n = 0;
+        return n;
+    }
+    // True when the case goes on with the variant set.
+    static bool apply(oprt_status_t s, const std::string &what) {
+        if (s == OPRT_ERR_NOT_SUPPORTED) {
+            ++declined();
+            EXPECT_NE(std::string(oprt_last_error_message()).find(current()), std::string::npos)
+                << what << ": a NOT_SUPPORTED message names the variant: " << oprt_last_error_message();
+            return false;
+        }
+        EXPECT_EQ(s, OPRT_SUCCESS) << what << ": set variant " << current() << ": " << oprt_last_error_message();
+        return s == OPRT_SUCCESS;
+    }
+
+private:
+    const char *prev_;
+};
+
 // Sets an environment variable for one scope (OPRT_DISABLE_CLUSTERS, read at
 // descriptor creation, reaches the portable fallbacks of the cluster kernels).
 class ScopedEnv {
@@ -118,6 +152,15 @@ inline oprt_status_t kernel_name_ew(Ew op, void *desc, const char **name) {
     }
     return OPRT_ERR_INVALID_ARG;
 }
+inline oprt_status_t set_variant_ew(Ew op, void *desc, const char *name) {
+    switch (op) {
+    case Ew::kCopy: return oprt_set_copy_variant(static_cast<oprt_copy_descriptor_t>(desc), name);
+    case Ew::kAdd: return oprt_set_vector_add_variant(static_cast<oprt_vector_add_descriptor_t>(desc), name);
+    case Ew::kRelu: return oprt_set_relu_variant(static_cast<oprt_relu_descriptor_t>(desc), name);
+    }
+    return OPRT_ERR_INVALID_ARG;
+}
+
 inline oprt_status_t destroy_ew(Ew op, void *desc) {
     switch (op) {
     case Ew::kCopy: return oprt_destroy_copy_descriptor(static_cast<oprt_copy_descriptor_t>(desc));
@@ -154,6 +197,10 @@ inline void check_elementwise(Ew op, oprt_dtype_t dt, const Spec &out_s, const S
     const oprt_tensor_view_t ov = out.view(), av = a.view(), bv = op == Ew::kAdd ? b.view() : a.view();
     void *desc = nullptr;
     NVT_OPRT_OK(create_ew(op, &desc, &ov, &av, &bv, slope));
+    if (UseVariant::current() && !UseVariant::apply(set_variant_ew(op, desc, UseVariant::current()), what)) {
+        destroy_ew(op, desc);
+        return;
+    }
     const char *kernel = nullptr;
     const oprt_status_t named = kernel_name_ew(op, desc, &kernel);  // before reading `kernel`
     ExpectKernel::check(named, kernel, what);
@@ -268,6 +315,10 @@ inline void check_reduce_sum(oprt_dtype_t dt, const Spec &in_s, int axis, bool k
     const oprt_tensor_view_t ov = out.view(), iv = in.view();
     oprt_reduce_sum_descriptor_t desc = nullptr;
     NVT_OPRT_OK(oprt_create_reduce_sum_descriptor(&desc, &ov, &iv, axis));
+    if (UseVariant::current() && !UseVariant::apply(oprt_set_reduce_sum_variant(desc, UseVariant::current()), what)) {
+        oprt_destroy_reduce_sum_descriptor(desc);
+        return;
+    }
     const char *kernel = nullptr;
     const oprt_status_t named = oprt_get_reduce_sum_kernel_name(desc, &kernel);  // before reading `kernel`
     ExpectKernel::check(named, kernel, what);
@@ -350,6 +401,10 @@ inline void check_softmax(oprt_dtype_t dt, const Spec &in_s, int axis, bool spec
     const oprt_tensor_view_t ov = out.view(), iv = in.view();
     oprt_softmax_descriptor_t desc = nullptr;
     NVT_OPRT_OK(oprt_create_softmax_descriptor(&desc, &ov, &iv, axis));
+    if (UseVariant::current() && !UseVariant::apply(oprt_set_softmax_variant(desc, UseVariant::current()), what)) {
+        oprt_destroy_softmax_descriptor(desc);
+        return;
+    }
     const char *kernel = nullptr;
     const oprt_status_t named = oprt_get_softmax_kernel_name(desc, &kernel);  // before reading `kernel`
     ExpectKernel::check(named, kernel, what);

@@ -14,6 +14,9 @@ oprt_status_t plan(ElementwisePlan &p) {
     return OPRT_SUCCESS;
 }
 
+// The shared elementwise ladder: scalar_grid_stride -> vec16 (detail/gpu_elementwise.cuh).
+const VariantList<ElementwisePlan> ladder = gpu::kElementwiseLadder;
+
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     // The frontend has checked the buffers and made their device current.
     const gpu_kernels::SiluOp op{};

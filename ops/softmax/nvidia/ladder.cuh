@@ -1,0 +1,136 @@
+// The plain steps of the softmax kernel ladder (oprt_list_softmax_variants):
+//   three_pass  three kernels, one thread per slice: max, sum of exp, normalize
+//   warp_fused  one kernel, one warp per slice, the same three loops over memory
+//   online      one warp per slice, one reading pass keeping a running (max, sum),
+//               then the writing pass: the slice is read twice, not three times
+// then the plan's own kernels (kernel.cuh), "on_chip": the row held in
+// registers or shared memory, read once and written once. The plain kernels
+// read element (o, k, i) at in_off(o) + k * S + i, so they run every layout.
+// Special values follow kernel.cuh: NaN propagates through the sum; a slice of
+// all -inf gives NaN (exp(-inf - -inf)); +inf gives NaN (exp(inf - inf)).
+#pragma once
+
+#include <cstdint>
+
+#include "operator_runtime/detail/device_traits.cuh"
+#include "operator_runtime/detail/gpu_common.cuh"
+#include "operator_runtime/detail/gpu_reduce.cuh"
+#include "ops/softmax/nvidia/kernel.cuh"
+
+namespace oprt::softmax::gpu_kernels {
+
+// Geometry of the plain kernels, by value in their parameters.
+struct SliceSoftmax {
+    int64_t outer = 1;
+    int64_t inner = 1;
+    int64_t L = 0;       // axis length
+    int64_t S_in = 0;    // axis strides, in elements
+    int64_t S_out = 0;
+    gpu::OuterIndex ix;
+
+    // Slice t = (o, i): where its first input and output elements sit.
+    __device__ __forceinline__ void start(int64_t t, int64_t *in_off, int64_t *out_off) const {
+        const int64_t o = t / inner, i = t - o * inner;
+        ix.offsets(o, in_off, out_off);
+        *in_off += i;
+        *out_off += i;
+    }
+};
+
+// Step 1, pass 1: m[t] = the slice's max (NaN-ignoring: NaN reaches the output via the sum).
+template <typename T>
+__global__ void softmax_pass_max_kernel(const T *__restrict__ in, float *__restrict__ m, SliceSoftmax q) {
+    for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
+        int64_t io, oo;
+        q.start(t, &io, &oo);
+        float v = neg_inf();
+        for (int64_t k = 0; k < q.L; ++k) v = fmaxf(v, dev::to_f32(in[io + k * q.S_in]));
+        m[t] = v;
+    }
+}
+
+// Step 1, pass 2: s[t] = sum_k exp(x_k - m[t]), reading the slice again.
+template <typename T>
+__global__ void softmax_pass_sum_kernel(const T *__restrict__ in, const float *__restrict__ m,
+                                        float *__restrict__ s, SliceSoftmax q) {
+    for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
+        int64_t io, oo;
+        q.start(t, &io, &oo);
+        const float mt = m[t];
+        float acc = 0.0f;
+        for (int64_t k = 0; k < q.L; ++k) acc += exp_f32(dev::to_f32(in[io + k * q.S_in]) - mt);
+        s[t] = acc;
+    }
+}
+
+// Step 1, pass 3: y = exp(x - m) / s, reading the slice a third time.
+template <typename T>
+__global__ void softmax_pass_normalize_kernel(const T *__restrict__ in, T *__restrict__ out,
+                                              const float *__restrict__ m, const float *__restrict__ s,
+                                              SliceSoftmax q) {
+    for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
+        int64_t io, oo;
+        q.start(t, &io, &oo);
+        const float mt = m[t], inv = 1.0f / s[t];
+        for (int64_t k = 0; k < q.L; ++k)
+            out[oo + k * q.S_out] = dev::from_f32<T>(exp_f32(dev::to_f32(in[io + k * q.S_in]) - mt) * inv);
+    }
+}
+
+constexpr int kLadderWarpThreads = 256;
+
+// Step 2: the three passes fused into one kernel, one warp per slice.
+// Idea: the lanes stride along the slice, so each pass is coalesced when the
+// axis is dense; max and sum are shuffle butterflies; no workspace and one
+// launch instead of three, but the slice is still read three times.
+template <typename T>
+__global__ void __launch_bounds__(kLadderWarpThreads)
+softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SliceSoftmax q) {
+    constexpr int64_t kWarps = kLadderWarpThreads / dev::kWarpSize;
+    const int lane = int(threadIdx.x) % dev::kWarpSize;
+    const int64_t n = q.outer * q.inner;
+    // `base` is the same for the whole block, so the lanes of a warp loop together.
+    for (int64_t base = int64_t(blockIdx.x) * kWarps; base < n; base += int64_t(gridDim.x) * kWarps) {
+        const int64_t t = base + threadIdx.x / dev::kWarpSize;
+        int64_t io = 0, oo = 0;
+        const bool live = t < n;
+        if (live) q.start(t, &io, &oo);
+        const int64_t L = live ? q.L : 0;
+        float m = neg_inf();
+        for (int64_t k = lane; k < L; k += dev::kWarpSize) m = fmaxf(m, dev::to_f32(in[io + k * q.S_in]));
+        m = gpu::warp_allreduce(m, gpu::MaxOp{});
+        float s = 0.0f;
+        for (int64_t k = lane; k < L; k += dev::kWarpSize) s += exp_f32(dev::to_f32(in[io + k * q.S_in]) - m);
+        s = gpu::warp_allreduce(s, gpu::SumOp{});
+        const float inv = 1.0f / s;
+        for (int64_t k = lane; k < L; k += dev::kWarpSize)
+            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - m) * inv);
+    }
+}
+
+// Step 3: one reading pass with a running (max, sum), one warp per slice.
+// Idea: each lane keeps s * exp(m) of what it saw (online_add rescales s when
+// the max grows); the lanes' pairs are joined with CombineOp; then one writing
+// pass. Two reads of the slice instead of three.
+template <typename T>
+__global__ void __launch_bounds__(kLadderWarpThreads)
+softmax_online_kernel(const T *__restrict__ in, T *__restrict__ out, SliceSoftmax q) {
+    constexpr int64_t kWarps = kLadderWarpThreads / dev::kWarpSize;
+    const int lane = int(threadIdx.x) % dev::kWarpSize;
+    const int64_t n = q.outer * q.inner;
+    for (int64_t base = int64_t(blockIdx.x) * kWarps; base < n; base += int64_t(gridDim.x) * kWarps) {
+        const int64_t t = base + threadIdx.x / dev::kWarpSize;
+        int64_t io = 0, oo = 0;
+        const bool live = t < n;
+        if (live) q.start(t, &io, &oo);
+        const int64_t L = live ? q.L : 0;
+        F32Pair ms = empty_pair();
+        for (int64_t k = lane; k < L; k += dev::kWarpSize) online_add(ms, dev::to_f32(in[io + k * q.S_in]));
+        ms = gpu::warp_allreduce(ms, CombineOp{});
+        const float inv = 1.0f / ms.b;
+        for (int64_t k = lane; k < L; k += dev::kWarpSize)
+            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - ms.a) * inv);
+    }
+}
+
+}  // namespace oprt::softmax::gpu_kernels

@@ -1,0 +1,95 @@
+"""The exercise flow of scripts/camp.py, run as a learner would on the CPU backend:
+exercise -> the TODO scaffold builds, and check fails naming the first wrong element ->
+a correct body (written by this test) passes check -> reset removes the variant.
+
+It builds into <repo>/build-camp-test (kept between runs, so only the exercise file and
+the link are redone) with a temporary student dir, never touching <repo>/student or the
+other build folders. The NVIDIA scaffolds are compiled (not run) when nvcc is present.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BUILD = REPO / "build-camp-test"
+sys.path.insert(0, str(REPO / "scripts"))
+
+from camp_tools import scaffolds  # noqa: E402
+
+pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+
+
+def camp(command, op, student_dir, *extra):
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "camp.py"), command, op,
+                        "--backend", "cpu", "--student-dir", str(student_dir),
+                        "--build-dir", str(BUILD), *extra],
+                       capture_output=True, text=True, timeout=1200)
+    return r.returncode, r.stdout + r.stderr
+
+
+def listed_variants(op):
+    code = f"import operator_runtime as ort; print(' '.join(ort.variants({op!r}, 'cpu')))"
+    env = dict(os.environ, CAMP_BUILD_DIR=str(BUILD), PYTHONPATH=str(REPO / "python"))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       check=True)
+    return r.stdout.split()
+
+
+@pytest.mark.parametrize("op", ["softmax", "vector_add"])
+def test_exercise_check_reset(op, tmp_path):
+    student = tmp_path / "student"
+    path = student / "cpu" / f"{op}_student.cc"
+
+    code, out = camp("exercise", op, student)
+    assert code == 0, out
+    assert path.is_file()
+    assert scaffolds.BEGIN in path.read_text()
+    assert listed_variants(op) == ["student", "auto"]
+    # A second exercise keeps the learner's file.
+    code, out = camp("exercise", op, student, "--no-build")
+    assert code == 1 and "exists" in out, out
+
+    # The TODO body writes nothing: the NaN-poisoned output is reported at its first element.
+    code, out = camp("check", op, student)
+    assert code == 1, out
+    assert re.search(r"FAIL: first failing case \S+ \[\w+\], inputs .*\n\s+op_?: NaN mismatch at "
+                     r"\([\d, ]*\): got nan, expected -?[\d.]", out), out
+
+    path.write_text(scaffolds.replace_body(path.read_text(), scaffolds.correct_body(op, "cpu")))
+    code, out = camp("check", op, student)
+    assert code == 0, out
+    assert re.search(r"^PASS: \d+ cases", out, re.M), out
+
+    # A wrong body is caught too (not only an empty one): off by one element.
+    wrong = scaffolds.correct_body(op, "cpu").replace("out[oo + k]", "out[oo + k - (k > 0)]") \
+        .replace("out[i] =", "out[i > 2 ? i - 1 : i] =")
+    path.write_text(scaffolds.replace_body(path.read_text(), wrong))
+    code, out = camp("check", op, student)
+    assert code == 1 and "first failing case" in out, out
+
+    code, out = camp("reset", op, student)
+    assert code == 0, out
+    assert not path.exists()
+    assert listed_variants(op) == ["auto"]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("op, body", [("relu", "correct"), ("softmax", "correct"),
+                                      ("reduce_sum", "todo")])
+def test_nvidia_scaffold_compiles(op, body, tmp_path):
+    text = scaffolds.render(op, "nvidia")
+    if body == "correct":
+        text = scaffolds.replace_body(text, scaffolds.correct_body(op, "nvidia"))
+    src = tmp_path / f"{op}_student.cu"
+    src.write_text(text)
+    r = subprocess.run(["nvcc", "-x", "cu", "-std=c++17", "-arch=sm_90", "-c", str(src), "-o",
+                        str(tmp_path / "student.o"), f"-I{REPO / 'include'}", f"-I{REPO}",
+                        "--expt-relaxed-constexpr", "-Xcompiler=-Wall,-Wextra,-Werror"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
