@@ -32,7 +32,9 @@ def guide_blocks():
 
 
 def tracked_copy(dest):
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, check=True,
+    # Tracked and untracked-but-not-ignored files: the working tree without builds.
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=REPO, check=True,
                            capture_output=True).stdout.decode().split("\0")
     for rel in filter(None, files):
         src = REPO / rel

@@ -565,8 +565,9 @@ oprt_status_t needs_rows(const AxisPlan &p, const char *step) {
 
 // Step 3: 16-byte loads, a warp (or a few lanes) per row, a block per long row: never split.
 oprt_status_t plan_vec16(AxisPlan &p) {
+    // An axis of length 0 or 1 sums to zeros or a copy, whatever its layout: the plan's kernel.
+    if (p.axis_len <= 1 || p.out_numel == 0) return plan(p);
     if (!p.rows_contiguous(/*check_out_axis=*/false)) return needs_rows(p, "vec16");
-    if (p.axis_len == 0 || p.out_numel == 0) return plan(p);  // zeros, or nothing to run
     const RowsChoice rc = rows_choice(p.axis_len, elems_per_vector(p.dtype));
     p.workspace_bytes = 0;
     p.kernel = rc.group ? kRowsGroup : kRowsBlock;
@@ -578,7 +579,7 @@ oprt_status_t plan_vec16(AxisPlan &p) {
 // Step 4: the plan for dense rows, which also splits few long rows over
 // several blocks (a cluster, or two passes through the workspace).
 oprt_status_t plan_multi_block(AxisPlan &p) {
-    if (!p.rows_contiguous(/*check_out_axis=*/false)) return needs_rows(p, "multi_block");
+    if (p.axis_len > 1 && !p.rows_contiguous(/*check_out_axis=*/false)) return needs_rows(p, "multi_block");
     return plan(p);
 }
 

@@ -57,9 +57,12 @@ __global__ void softmax_pass_sum_kernel(const T *__restrict__ in, const float *_
         int64_t io, oo;
         q.start(t, &io, &oo);
         const float mt = m[t];
-        float acc = 0.0f;
+        // One thread adds all L terms in sequence: a float sum would drift by
+        // up to L * 2^-24 (about 1e-3 at 2^14 terms), so this plain step sums
+        // in double; the later steps keep float partial sums per lane instead.
+        double acc = 0.0;
         for (int64_t k = 0; k < q.L; ++k) acc += exp_f32(dev::to_f32(in[io + k * q.S_in]) - mt);
-        s[t] = acc;
+        s[t] = float(acc);
     }
 }
 
