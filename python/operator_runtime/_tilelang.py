@@ -54,8 +54,8 @@ def load():
             import torch
         except Exception as exc:  # ImportError, or a broken install (OSError from a .so)
             raise OperatorRuntimeError(
-                f"tilelang backend is not available: importing tilelang failed ({type(exc).__name__}: "
-                f"{exc}); install it with {INSTALL_HINT}") from None
+                f"tilelang backend is not available: importing tilelang failed "
+                f"({type(exc).__name__}: {exc}); install it with {INSTALL_HINT}") from None
         _state["torch"] = torch
         _state["registered"] = True
     register_backend("tilelang", prepare)
@@ -188,9 +188,10 @@ def prepare(op, arrays, params):
     torch = _state["torch"]
     for name, a in zip(("out",) + ("input",) * (len(arrays) - 1), arrays):
         if not isinstance(a, torch.Tensor) or a.device.type != "cuda":
-            raise InvalidArgumentError(f"{op}: the tilelang backend runs on torch tensors in CUDA memory; "
-                             f"{name} is a {type(a).__module__}.{type(a).__qualname__}"
-                             + (f" on {a.device}" if isinstance(a, torch.Tensor) else ""))
+            where = f" on {a.device}" if isinstance(a, torch.Tensor) else ""
+            raise InvalidArgumentError(
+                f"{op}: the tilelang backend runs on torch tensors in CUDA memory; {name} is a "
+                f"{type(a).__module__}.{type(a).__qualname__}{where}")
     runner = _Runner(op, params)
     out = arrays[0]
     if out.numel():  # compile now, not in the first timed run

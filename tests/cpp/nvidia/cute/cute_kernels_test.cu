@@ -62,8 +62,9 @@ double relu_ref(double x, double slope) {
 }
 
 void check(Op op, oprt_dtype_t dtype, int64_t n, float slope) {
-    const std::string what = std::string(op == Op::kCopy ? "copy" : op == Op::kAdd ? "vector_add" : "relu") +
-                             " " + nvt::dtype_name(dtype) + " n=" + std::to_string(n) +
+    const char *name = op == Op::kCopy ? "copy" : op == Op::kAdd ? "vector_add" : "relu";
+    const std::string what = std::string(name) + " " + nvt::dtype_name(dtype) +
+                             " n=" + std::to_string(n) +
                              (op == Op::kRelu ? " slope=" + std::to_string(slope) : "");
     SCOPED_TRACE(what);
     constexpr int64_t kGuard = 16;
