@@ -2,8 +2,12 @@
 # One-call validation of issue 7 on a GPU machine without a package index (the H200):
 #   tilelang  extract .whl/tilelang_site.tar.xz (scripts/fetch_tilelang_wheels.sh made it
 #             where PyPI is reachable; carry .whl) to /tmp/site, import it
-#   build     the NVIDIA variant with CAMP_ENABLE_CUTE=ON from the carried third_party/cutlass
-#             (scripts/fetch_cutlass_headers.py made it), plus camp_cute_tests/camp_cute_bench
+#   build     the NVIDIA variant with CAMP_ENABLE_CUTE=ON from third_party/cutlass, plus
+#             camp_cute_tests/camp_cute_bench. Carry either third_party/cutlass itself (26 MiB) or,
+#             to stay under the carry limit next to tilelang_site.tar.xz, .whl/cutlass_headers.tar.xz
+#             (3 MiB), made here with:
+#               python3 scripts/fetch_cutlass_headers.py third_party/cutlass &&
+#               tar -C third_party -cf - cutlass | xz -6 > .whl/cutlass_headers.tar.xz
 #   cute      camp_cute_tests (CuTe kernels vs float64 references) and camp_cute_bench
 #   pytest    tests/op_tests --backend tilelang (the same suite as the other backends)
 #   runops    run_ops --backend tilelang --mode test, then --mode bench on a few shapes, and the
@@ -46,6 +50,10 @@ if has tilelang; then
     step tilelang-import python3 -c 'import tilelang, torch; print("tilelang", tilelang.__version__, "torch", torch.__version__, "cuda", torch.cuda.is_available())'
 fi
 if has build; then
+    if [[ ! -f "$REPO_ROOT/third_party/cutlass/include/cute/tensor.hpp" &&
+          -f "$REPO_ROOT/.whl/cutlass_headers.tar.xz" ]]; then
+        step cutlass-extract bash -c "mkdir -p '$REPO_ROOT/third_party' && tar -xJf '$REPO_ROOT/.whl/cutlass_headers.tar.xz' -C '$REPO_ROOT/third_party'"
+    fi
     step build bash -c "CAMP_ENABLE_CUTE=ON bash '$REPO_ROOT/scripts/build_nvidia.sh' configure && cmake --build '$BUILD_DIR' -j 16"
     grep -i "CuTe:" "$LOG_DIR/build.log" | head -2 >>"$LOG_DIR/system.log"
 fi
