@@ -5,7 +5,7 @@
 #   build     the NVIDIA variant with CAMP_ENABLE_CUTE=ON from third_party/cutlass, plus
 #             camp_cute_tests/camp_cute_bench. Carry either third_party/cutlass itself (26 MiB) or,
 #             to stay under the carry limit next to tilelang_site.tar.xz, .whl/cutlass_headers.tar.xz
-#             (3 MiB), made here with:
+#             (about 1 MiB), made here with:
 #               python3 scripts/fetch_cutlass_headers.py third_party/cutlass &&
 #               tar -C third_party -cf - cutlass | xz -6 > .whl/cutlass_headers.tar.xz
 #   cute      camp_cute_tests (CuTe kernels vs float64 references) and camp_cute_bench
@@ -54,7 +54,7 @@ if has build; then
           -f "$REPO_ROOT/.whl/cutlass_headers.tar.xz" ]]; then
         step cutlass-extract bash -c "mkdir -p '$REPO_ROOT/third_party' && tar -xJf '$REPO_ROOT/.whl/cutlass_headers.tar.xz' -C '$REPO_ROOT/third_party'"
     fi
-    step build bash -c "CAMP_ENABLE_CUTE=ON bash '$REPO_ROOT/scripts/build_nvidia.sh' configure && cmake --build '$BUILD_DIR' -j 16"
+    step build bash -c "CAMP_FORCE_RECONFIGURE=1 CAMP_ENABLE_CUTE=ON bash '$REPO_ROOT/scripts/build_nvidia.sh' configure && cmake --build '$BUILD_DIR' -j 16"
     grep -i "CuTe:" "$LOG_DIR/build.log" | head -2 >>"$LOG_DIR/system.log"
 fi
 export LD_LIBRARY_PATH="$BUILD_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
