@@ -13,7 +13,8 @@
 #   in <p>/lib/cmake/operator_runtime, so that find_package(operator_runtime)
 #   gives the imported target operator_runtime::camp_ops.
 # - a wheel (scikit-build-core sets SKBUILD): only libcamp_ops.so, into the
-#   Python package operator_runtime/, where the ctypes loader finds it.
+#   Python package operator_runtime/, where the ctypes loader finds it, and the
+#   TileLang kernel files (ops/*/tilelang/*_tl.py) into operator_runtime/tilelang_ops/.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -30,6 +31,10 @@ if(SKBUILD)
   install(TARGETS camp_ops
           LIBRARY DESTINATION operator_runtime
           RUNTIME DESTINATION operator_runtime)
+  # The TileLang kernels of backend="tilelang" (Python, compiled at run time): where
+  # operator_runtime/_tilelang.py looks for them in an installed package.
+  file(GLOB_RECURSE _camp_tl_kernels CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/ops/*_tl.py)
+  install(FILES ${_camp_tl_kernels} DESTINATION operator_runtime/tilelang_ops)
   return()
 endif()
 

@@ -41,3 +41,5 @@ target_link_libraries(camp_ops PRIVATE CUDA::cudart_static)
 # speed cost; relaxed constexpr lets device code call constexpr host helpers.
 target_compile_options(camp_ops PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:-O3 -lineinfo --expt-relaxed-constexpr -Xcompiler=-Wall,-Wextra>)
+
+include(${PROJECT_SOURCE_DIR}/cmake/cutlass.cmake)

@@ -2,8 +2,10 @@
 
 "auto" runs where the data lives: host arrays on "cpu", GPU arrays on the GPU
 backend of the loaded library. "cpu", "nvidia" and "metax" are backends of the
-C library. Backends written in Python (TileLang, a later issue) plug in with
-register_backend(); until one is registered, asking for it fails clearly.
+C library. Backends written in Python plug in with register_backend(). The
+"tilelang" one (operator_runtime/_tilelang.py) registers itself the first time
+it is asked for, when the tilelang package can be imported; otherwise asking
+for it fails with the reason and the pip extra that installs it.
 """
 
 from . import _lib
@@ -35,6 +37,11 @@ def register_backend(name, prepare):
 def python_backend(name):
     """The registered prepare function of a Python backend."""
     prepare = _registered.get(name)
+    if prepare is None and name == "tilelang":
+        from . import _tilelang
+
+        _tilelang.load()  # registers it, or raises OperatorRuntimeError saying why not
+        prepare = _registered.get(name)
     if prepare is None:
         raise OperatorRuntimeError(
             f"{name} backend is not available: no {name} implementation is registered in this "

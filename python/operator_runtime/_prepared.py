@@ -35,31 +35,28 @@ class PreparedOp:
         self.variant = variant or "auto"
         self.workspace_size = 0
         self._workspace = None
+        lib = _lib.get()
         if self.backend in _backends.PYTHON_BACKENDS:
             if self.variant != "auto":
                 raise ValueError(f"{func}: variant = {variant!r}: the {self.backend} backend has "
                                  f"no kernel variants (use variant=None)")
+            # The arguments are validated once, in C, whichever backend runs: a descriptor
+            # made on the CPU backend (it reads no data) checks them and is freed again.
+            _create_c(lib, op, operands, params, _lib.BACKEND_CODES["cpu"], keep=False)
             prepare = _backends.python_backend(self.backend)
             self._runner = prepare(op, tuple(o.array for o in operands), dict(params))
             return
-        lib = _lib.get()
         self._c = lib.op(op)
         self._check = lib.check
-        lib.set_backend(_lib.BACKEND_CODES[self.backend])  # per thread; read by create
-        desc = ctypes.c_void_p()
         self._destroy_c = self._c.destroy  # kept so __del__ needs no module globals
         self._calls = threading.Condition(threading.Lock())
         self._in_flight = 0  # C calls using _desc now, in any thread: destroy() waits for them
-        views = [o.view() for o in operands]
-        # The op's one scalar parameter (negative_slope or dim) is the C call's last argument.
-        scalar = [self._c.scalar_type(*params.values())] if self._c.scalar_type else []
-        lib.check(self._c.create(ctypes.byref(desc), *map(ctypes.byref, views), *scalar))
-        self._desc = desc
+        self._desc = _create_c(lib, op, operands, params, _lib.BACKEND_CODES[self.backend])
         try:
             if variant is not None:  # before the workspace query: a variant may change its size
-                lib.check(self._c.set_variant(desc, variant.encode()))
+                lib.check(self._c.set_variant(self._desc, variant.encode()))
             size = ctypes.c_size_t(0)
-            lib.check(self._c.workspace_size(desc, ctypes.byref(size)))
+            lib.check(self._c.workspace_size(self._desc, ctypes.byref(size)))
             self.workspace_size = size.value
             if size.value:
                 first = operands[0]
@@ -71,9 +68,10 @@ class PreparedOp:
     @property
     def kernel_name(self):
         """The kernel the C library's plan picked for these arrays, e.g. "cpu.rows_buffered"
-        (for logs and benchmarks; None for a backend written in Python)."""
+        (for logs and benchmarks; a Python backend's runner may name one too, e.g.
+        "tilelang.softmax")."""
         if self._runner is not None:
-            return None
+            return getattr(self._runner, "kernel_name", None)
         desc = self._enter_call()
         try:
             name = ctypes.c_char_p()
@@ -184,3 +182,19 @@ class PreparedOp:
             self._in_flight -= 1
             if not self._in_flight:
                 self._calls.notify_all()
+
+
+def _create_c(lib, op, operands, params, backend_code, keep=True):
+    """A C descriptor of `op` on a backend (its arguments validated by the C library);
+    with keep=False it is only validated and freed again."""
+    c = lib.op(op)
+    lib.set_backend(backend_code)  # per thread; read by create
+    desc = ctypes.c_void_p()
+    views = [o.view() for o in operands]
+    # The op's one scalar parameter (negative_slope or dim) is the C call's last argument.
+    scalar = [c.scalar_type(*params.values())] if c.scalar_type else []
+    lib.check(c.create(ctypes.byref(desc), *map(ctypes.byref, views), *scalar))
+    if keep:
+        return desc
+    lib.check(c.destroy(desc))
+    return None

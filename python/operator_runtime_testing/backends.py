@@ -77,6 +77,15 @@ def select(requested, gpu=None):
         return Target("auto", backend, lib)
     if requested == "cpu":
         return Target("cpu", "cpu", NUMPY)
+    if requested == "tilelang":
+        from operator_runtime import _backends
+
+        try:
+            _backends.python_backend("tilelang")  # imports tilelang: the reason when it cannot
+        except ort.OperatorRuntimeError as exc:
+            return Target(requested, requested, NUMPY, str(exc))
+        lib, reason = _torch_gpu()  # its kernels run on torch CUDA tensors
+        return Target(requested, requested, lib or NUMPY, reason)
     if requested == "metax" and requested not in available:
         return Target(requested, requested, NUMPY, _metax_skip_reason(ort.library_path(), available))
     if requested not in available:

@@ -109,10 +109,9 @@ def test_kernel_name(target, seed):
            ort.prepare_softmax(out, src, backend=target.backend)]
     for op in ops:
         name = op.kernel_name
-        if target.resolved == "tilelang":  # a Python backend: no C plan to name
-            assert name is None
-        else:
-            assert isinstance(name, str) and name, op
+        assert isinstance(name, str) and name, op
+        if target.resolved == "tilelang":  # a Python backend: its runner names the kernel
+            assert name.startswith("tilelang."), name
         if target.resolved == "cpu":
             assert name.startswith("cpu."), name
         op.destroy()

@@ -1,0 +1,204 @@
+"""The "tilelang" backend: the operators written in TileLang (ops/<op>/tilelang/<op>_tl.py).
+
+Each kernel file defines program(dtype, ...) -> a T.prim_func whose sizes are run-time
+values (T.dynamic), so one compiled kernel per (operator, dtype, variant) serves every
+shape; compiled kernels are cached in this process (and TileLang keeps its own disk cache
+under ~/.tilelang, so a second process does not run nvcc again).
+
+The kernels take contiguous data: elementwise ones a 1-d view, reductions and softmax an
+(m, l) view with the reduced dim last. This wrapper brings any valid layout to that form
+with torch: inputs that are not already in it (strided, transposed, broadcast, the reduced
+dim not last) are copied with .contiguous(), and an output that is not is computed into a
+contiguous temporary and copied back. Those copies cost time, never correctness: the
+arguments were already validated by the C library (PreparedOp creates and frees a CPU
+descriptor first). Arrays must be torch tensors on a CUDA device.
+"""
+
+import importlib.util
+import threading
+from pathlib import Path
+
+from ._backends import register_backend
+from .errors import ERR_NOT_SUPPORTED, InvalidArgumentError, OperatorRuntimeError
+
+INSTALL_HINT = ("pip install 'operator-runtime[tilelang]' (or pip install -r "
+                "requirements-tilelang.txt; on a machine without a package index see "
+                "scripts/fetch_tilelang_wheels.sh)")
+
+# Kernel files, relative to ops/ in a source checkout; a wheel carries them in
+# operator_runtime/tilelang_ops/ (cmake/install.cmake).
+_KERNEL_FILES = {
+    "copy": "copy/tilelang/copy_tl.py",
+    "vector_add": "vector_add/tilelang/vector_add_tl.py",
+    "relu": "elementwise/relu/tilelang/relu_tl.py",
+    "reduce_sum": "reduce_sum/tilelang/reduce_sum_tl.py",
+    "softmax": "softmax/tilelang/softmax_tl.py",
+}
+_ELEMENTWISE = ("copy", "vector_add", "relu")
+_INT32_MAX = 2**31 - 1  # the kernels' sizes are int32 (their indices are int64)
+
+_lock = threading.Lock()
+_modules = {}
+_kernels = {}
+_state = {}
+
+
+def load():
+    """Imports tilelang and registers the backend; raises OperatorRuntimeError saying why
+    it cannot (the reason is also what the test suite prints when it skips)."""
+    with _lock:
+        if "registered" in _state:
+            return
+        try:
+            import tilelang  # noqa: F401
+            import torch
+        except Exception as exc:  # ImportError, or a broken install (OSError from a .so)
+            raise OperatorRuntimeError(
+                f"tilelang backend is not available: importing tilelang failed "
+                f"({type(exc).__name__}: {exc}); install it with {INSTALL_HINT}") from None
+        _state["torch"] = torch
+        _state["registered"] = True
+    register_backend("tilelang", prepare)
+
+
+def kernel_path(op):
+    """The kernel file of `op`: the installed copy, else the one in the source checkout."""
+    rel = _KERNEL_FILES[op]
+    here = Path(__file__).resolve().parent
+    for path in (here / "tilelang_ops" / Path(rel).name, here.parents[1] / "ops" / rel):
+        if path.is_file():
+            return path
+    raise OperatorRuntimeError(f"tilelang backend: the kernel file of {op} ({rel}) is neither "
+                               f"installed in {here / 'tilelang_ops'} nor in a source checkout")
+
+
+def _module(op):
+    module = _modules.get(op)
+    if module is None:
+        path = kernel_path(op)
+        spec = importlib.util.spec_from_file_location(f"operator_runtime_tilelang_{op}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _modules[op] = module
+    return module
+
+
+def _kernel(op, dtype, *variant):
+    """The compiled kernel of `op` for a dtype name ("float16", ...) and variant; compiled
+    once per process (nvcc runs here: seconds)."""
+    key = (op, dtype, variant)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        with _lock:
+            kernel = _kernels.get(key)
+            if kernel is None:
+                import tilelang
+
+                program = _module(op).program(dtype, *variant)
+                kernel = tilelang.compile(program, target="cuda",
+                                          pass_configs={"tl.enable_fast_math": False})
+                _kernels[key] = kernel
+    return kernel
+
+
+def _dtype_name(t):
+    return str(t.dtype).replace("torch.", "")
+
+
+def _check_int32(op, what, value):
+    if value > _INT32_MAX:
+        raise OperatorRuntimeError(
+            f"{op}: tilelang backend: {what} = {value} is over 2^31 - 1, the largest size its "
+            f"kernels take; use backend='nvidia'", ERR_NOT_SUPPORTED)
+
+
+def _aligned(*tensors):
+    return all(t.data_ptr() % 16 == 0 for t in tensors)
+
+
+class _Runner:
+    """run(arrays) for one prepared op: arrays are (out, *inputs) torch CUDA tensors of the
+    prepared layout."""
+
+    def __init__(self, op, params):
+        self.op = op
+        self.params = params
+        self.kernel_name = f"tilelang.{op}"
+
+    def __call__(self, arrays):
+        torch = _state["torch"]
+        out = arrays[0]
+        with torch.cuda.device(out.device):
+            if self.op in _ELEMENTWISE:
+                self._elementwise(torch, out, arrays[1:])
+            else:
+                self._rows(torch, out, arrays[1], self.params["dim"])
+
+    def _elementwise(self, torch, out, inputs):
+        n = out.numel()
+        if n == 0:
+            return
+        _check_int32(self.op, "the element count", n)
+        # Broadcast (vector_add) and strided inputs become contiguous copies of out's shape.
+        flat_in = [t.expand(out.shape).contiguous().view(-1) for t in inputs]
+        dst = out.view(-1) if out.is_contiguous() else torch.empty(n, dtype=out.dtype,
+                                                                    device=out.device)
+        kernel = _kernel(self.op, _dtype_name(out), _aligned(dst, *flat_in))
+        extra = [float(self.params["negative_slope"])] if self.op == "relu" else []
+        kernel(*flat_in, dst, *extra)
+        if not out.is_contiguous():
+            out.copy_(dst.view(out.shape))
+
+    def _rows(self, torch, out, src, dim):
+        """reduce_sum / softmax over `dim`: src as (m, l) rows, the reduced dim last."""
+        if src.dim() == 0:  # one element: a (1, 1) row
+            src, dim = src.reshape(1), 0
+        moved = src.movedim(dim, -1)
+        l = moved.shape[-1]
+        m = moved.numel() // l if l else 0
+        if self.op == "reduce_sum":
+            if out.numel() == 0:
+                return
+            if l == 0:  # the sum over an empty dim
+                out.zero_()
+                return
+        elif src.numel() == 0:
+            return
+        _check_int32(self.op, "the row count", m)
+        _check_int32(self.op, "the row length", l)
+        rows = moved.contiguous().view(m, l)
+        if self.op == "reduce_sum":
+            direct = out.is_contiguous()
+            dst = out.view(m) if direct else torch.empty(m, dtype=out.dtype, device=out.device)
+        else:
+            direct = out.is_contiguous() and dim == src.dim() - 1
+            dst = out.view(m, l) if direct else torch.empty((m, l), dtype=out.dtype,
+                                                             device=out.device)
+        _kernel(self.op, _dtype_name(out))(rows, dst)
+        if not direct:
+            if self.op == "reduce_sum":
+                out.copy_(dst.view(out.shape))
+            else:
+                out.copy_(dst.view(moved.shape).movedim(-1, dim).reshape(out.shape))
+
+
+def prepare(op, arrays, params):
+    """The backend's entry point (register_backend): checks that the arrays are torch CUDA
+    tensors and compiles the kernel now, so that run() only launches."""
+    torch = _state["torch"]
+    for name, a in zip(("out",) + ("input",) * (len(arrays) - 1), arrays):
+        if not isinstance(a, torch.Tensor) or a.device.type != "cuda":
+            where = f" on {a.device}" if isinstance(a, torch.Tensor) else ""
+            raise InvalidArgumentError(
+                f"{op}: the tilelang backend runs on torch tensors in CUDA memory; {name} is a "
+                f"{type(a).__module__}.{type(a).__qualname__}{where}")
+    runner = _Runner(op, params)
+    out = arrays[0]
+    if out.numel():  # compile now, not in the first timed run
+        with torch.cuda.device(out.device):
+            if op in _ELEMENTWISE:
+                _kernel(op, _dtype_name(out), True)
+                _kernel(op, _dtype_name(out), False)
+            else:
+                _kernel(op, _dtype_name(out))
+    return runner
