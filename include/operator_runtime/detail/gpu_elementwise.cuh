@@ -127,6 +127,20 @@ inline oprt_status_t plan_elementwise_vec16(ElementwisePlan &p) {
                 p.kernel_name);
 }
 
+// The "cute" step of builds with CuTe (CAMP_ENABLE_CUTE; the op's launch code
+// lists it between the two above): CuTe's tiled 128-bit copies
+// (detail/cute_elementwise.cuh) over operands of one dense layout.
+inline oprt_status_t plan_elementwise_cute(ElementwisePlan &p) {
+    plan_elementwise(p);
+    if (p.contiguous) {
+        p.kernel_name = "cute_tiled_copy";
+        return OPRT_SUCCESS;
+    }
+    return fail(OPRT_ERR_NOT_SUPPORTED,
+                "'cute' handles operands of one dense layout only (no broadcast, no strides): use "
+                "'scalar_grid_stride', 'vec16' or 'auto'");
+}
+
 inline const Variant<ElementwisePlan> kElementwiseLadderSteps[] = {
     {"scalar_grid_stride", &plan_elementwise_scalar},
     {"vec16", &plan_elementwise_vec16},

@@ -402,7 +402,8 @@ oprt_status_t plan_online(AxisPlan &p) {
 // The top step: the plan's kernels for dense rows (registers, shared memory,
 // or for rows longer than shared memory the streaming two-pass kernels).
 oprt_status_t plan_on_chip(AxisPlan &p) {
-    if (!p.rows_contiguous(/*check_out_axis=*/true))
+    // A length-1 axis (all ones, any layout) is the plan's too.
+    if (p.axis_len > 1 && !p.rows_contiguous(/*check_out_axis=*/true))
         return fail(OPRT_ERR_NOT_SUPPORTED,
                     "'on_chip' keeps dense rows on chip: the softmax axis must have stride 1 in and out "
                     "with nothing after it (here axis strides %lld / %lld, inner run %lld); use "

@@ -1,6 +1,9 @@
 // vector_add on NVIDIA GPUs: launch code. The kernels are the elementwise
 // framework's (detail/gpu_elementwise.cuh) with the functor of kernel.cuh.
 #include "operator_runtime/detail/gpu_runtime.h"
+#if defined(OPRT_WITH_CUTE)
+#include "operator_runtime/detail/cute_launch.h"
+#endif
 #include "ops/vector_add/nvidia/kernel.cuh"
 #include "ops/vector_add/vector_add_backends.h"
 
@@ -14,7 +17,26 @@ oprt_status_t plan(ElementwisePlan &p) {
     return OPRT_SUCCESS;
 }
 
+#if defined(OPRT_WITH_CUTE)
+namespace {
+// The CuTe step. Its 128-bit accesses need 16-byte aligned pointers, known only
+// here: misaligned data runs the hand-written kernels (same results).
+oprt_status_t run_cute(const ElementwisePlan &p, const ExecArgs &args) {
+    const oprt_status_t s = cute_kernels::launch_cute_vector_add(p, args);
+    if (s != OPRT_ERR_NOT_SUPPORTED) return s;
+    clear_error();
+    return run(p, args);
+}
+const Variant<ElementwisePlan> kLadderSteps[] = {
+    {"scalar_grid_stride", &gpu::plan_elementwise_scalar},
+    {"cute", &gpu::plan_elementwise_cute, &run_cute},
+    {"vec16", &gpu::plan_elementwise_vec16},
+};
+}  // namespace
+const VariantList<ElementwisePlan> ladder = {kLadderSteps, 3};
+#else
 const VariantList<ElementwisePlan> ladder = gpu::kElementwiseLadder;
+#endif
 
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     const gpu_kernels::AddOp op;
