@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import camp_tools  # noqa: E402
 
 
-def main(argv=None):
+def parse(argv=None):
+    """The parsed arguments of `argv` (new-op's own arguments still unparsed in args.args)."""
     parser = argparse.ArgumentParser(prog="camp.py", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for info in sorted(pkgutil.iter_modules(camp_tools.__path__), key=lambda m: m.name):
@@ -32,6 +33,11 @@ def main(argv=None):
         if not getattr(args, "passthrough", False):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.args = list(getattr(args, "args", [])) + extra
+    return args
+
+
+def main(argv=None):
+    args = parse(argv)
     return args.func(args)
 
 
