@@ -362,6 +362,11 @@ oprt_status_t check_execute(const ExecContract &c, const void *workspace, size_t
     if (c.workspace_bytes > 0 && workspace == nullptr)
         return fail(OPRT_ERR_INVALID_ARG, "%s: workspace is NULL but %zu bytes are needed", c.op,
                     c.workspace_bytes);
+    return check_execute_operands(c, out, in0, in1);
+}
+
+oprt_status_t check_execute_operands(const ExecContract &c, const void *out, const void *in0,
+                                     const void *in1) {
     const char *const *names = c.names;
     const void *ptrs[3] = {out, in0, in1};
     const OperandSpan *spans[3] = {&c.out, &c.in[0], &c.in[1]};

@@ -50,6 +50,10 @@ oprt_status_t oprt_execute_copy(oprt_copy_descriptor_t desc, void *workspace,
     return execute("oprt_execute_copy", desc, kBackends, args);
 }
 
+oprt_status_t oprt_check_copy_execute(oprt_copy_descriptor_t desc, const void *dst, const void *src) {
+    return check_operands("oprt_check_copy_execute", desc, dst, src, nullptr);
+}
+
 oprt_status_t oprt_get_copy_kernel_name(oprt_copy_descriptor_t desc, const char **name) {
     return kernel_name("oprt_get_copy_kernel_name", desc, name);
 }

@@ -48,6 +48,10 @@ oprt_status_t oprt_execute_reduce_sum(oprt_reduce_sum_descriptor_t desc, void *w
     return execute("oprt_execute_reduce_sum", desc, kBackends, args);
 }
 
+oprt_status_t oprt_check_reduce_sum_execute(oprt_reduce_sum_descriptor_t desc, const void *out, const void *in) {
+    return check_operands("oprt_check_reduce_sum_execute", desc, out, in, nullptr);
+}
+
 oprt_status_t oprt_get_reduce_sum_kernel_name(oprt_reduce_sum_descriptor_t desc,
                                               const char **name) {
     return kernel_name("oprt_get_reduce_sum_kernel_name", desc, name);

@@ -48,6 +48,10 @@ oprt_status_t oprt_execute_softmax(oprt_softmax_descriptor_t desc, void *workspa
     return execute("oprt_execute_softmax", desc, kBackends, args);
 }
 
+oprt_status_t oprt_check_softmax_execute(oprt_softmax_descriptor_t desc, const void *out, const void *in) {
+    return check_operands("oprt_check_softmax_execute", desc, out, in, nullptr);
+}
+
 oprt_status_t oprt_get_softmax_kernel_name(oprt_softmax_descriptor_t desc, const char **name) {
     return kernel_name("oprt_get_softmax_kernel_name", desc, name);
 }

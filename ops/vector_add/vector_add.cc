@@ -52,6 +52,10 @@ oprt_status_t oprt_execute_vector_add(oprt_vector_add_descriptor_t desc, void *w
     return execute("oprt_execute_vector_add", desc, kBackends, args);
 }
 
+oprt_status_t oprt_check_vector_add_execute(oprt_vector_add_descriptor_t desc, const void *out, const void *a, const void *b) {
+    return check_operands("oprt_check_vector_add_execute", desc, out, a, b);
+}
+
 oprt_status_t oprt_get_vector_add_kernel_name(oprt_vector_add_descriptor_t desc,
                                               const char **name) {
     return kernel_name("oprt_get_vector_add_kernel_name", desc, name);

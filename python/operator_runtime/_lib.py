@@ -95,6 +95,9 @@ class OpFunctions:
         self.execute = _bind(dll, f"oprt_execute_{name}", _c_status,
                              [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
                              + [ctypes.c_void_p] * (1 + num_inputs) + [ctypes.c_void_p])
+        # The operand checks of execute alone, for the Python backends' own kernels.
+        self.check_execute = _bind(dll, f"oprt_check_{name}_execute", _c_status,
+                                   [ctypes.c_void_p] * (2 + num_inputs))
         self.destroy = _bind(dll, f"oprt_destroy_{name}_descriptor", _c_status, [ctypes.c_void_p])
         self.kernel_name = _bind(dll, f"oprt_get_{name}_kernel_name", _c_status,
                                  [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)])

@@ -36,23 +36,26 @@ class PreparedOp:
         self.workspace_size = 0
         self._workspace = None
         lib = _lib.get()
-        if self.backend in _backends.PYTHON_BACKENDS:
-            if self.variant != "auto":
-                raise ValueError(f"{func}: variant = {variant!r}: the {self.backend} backend has "
-                                 f"no kernel variants (use variant=None)")
-            # The arguments are validated once, in C, whichever backend runs: a descriptor
-            # made on the CPU backend (it reads no data) checks them and is freed again.
-            _create_c(lib, op, operands, params, _lib.BACKEND_CODES["cpu"], keep=False)
-            prepare = _backends.python_backend(self.backend)
-            self._runner = prepare(op, tuple(o.array for o in operands), dict(params))
-            return
+        python_backend = self.backend in _backends.PYTHON_BACKENDS
+        if python_backend and self.variant != "auto":
+            raise ValueError(f"{func}: variant = {variant!r}: the {self.backend} backend has "
+                             f"no kernel variants (use variant=None)")
         self._c = lib.op(op)
         self._check = lib.check
         self._destroy_c = self._c.destroy  # kept so __del__ needs no module globals
         self._calls = threading.Condition(threading.Lock())
         self._in_flight = 0  # C calls using _desc now, in any thread: destroy() waits for them
-        self._desc = _create_c(lib, op, operands, params, _lib.BACKEND_CODES[self.backend])
+        # A Python backend validates in C too, whichever backend runs (one validation per
+        # operator): it keeps a descriptor made on the CPU backend (which reads no data),
+        # whose create checks the arguments and whose oprt_check_<op>_execute checks the
+        # operands of every run (overlap, ...); the CPU kernel never runs.
+        code = _lib.BACKEND_CODES["cpu" if python_backend else self.backend]
+        self._desc = _create_c(lib, op, operands, params, code)
         try:
+            if python_backend:
+                prepare = _backends.python_backend(self.backend)
+                self._runner = prepare(op, tuple(o.array for o in operands), dict(params))
+                return
             if variant is not None:  # before the workspace query: a variant may change its size
                 lib.check(self._c.set_variant(self._desc, variant.encode()))
             size = ctypes.c_size_t(0)
@@ -70,10 +73,10 @@ class PreparedOp:
         """The kernel the C library's plan picked for these arrays, e.g. "cpu.rows_buffered"
         (for logs and benchmarks; a Python backend's runner may name one too, e.g.
         "tilelang.softmax")."""
-        if self._runner is not None:
-            return getattr(self._runner, "kernel_name", None)
-        desc = self._enter_call()
+        desc, runner = self._enter_call()
         try:
+            if runner is not None:
+                return getattr(runner, "kernel_name", None)
             name = ctypes.c_char_p()
             self._check(self._c.kernel_name(desc, ctypes.byref(name)))
         finally:
@@ -111,10 +114,8 @@ class PreparedOp:
         any thread: it waits for runs in progress in other threads, and frees the
         descriptor exactly once."""
         calls = self._calls
-        if calls is None:  # a Python backend, or __init__ failed before create
-            self._runner = None
+        if calls is None:  # __init__ failed before create
             self._operands = None
-            self._workspace = None
             return
         with calls:
             desc, self._desc = self._desc, None
@@ -155,13 +156,14 @@ class PreparedOp:
 
     def _execute(self, operands):
         out = operands[0]
-        if self._runner is not None:
-            self._runner(tuple(o.array for o in operands))
-            return out.array
-        desc = self._enter_call()
+        desc, runner = self._enter_call()
         try:
-            ws = self._workspace
             ptrs = [o.ptr or None for o in operands]
+            if runner is not None:  # a Python backend: the C checks of execute, then its kernel
+                self._check(self._c.check_execute(desc, *ptrs))
+                runner(tuple(o.array for o in operands))
+                return out.array
+            ws = self._workspace
             status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
                 desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
         finally:
@@ -170,12 +172,13 @@ class PreparedOp:
         return out.array
 
     def _enter_call(self):
-        """The live descriptor, counted as in use until _exit_call (destroy() waits)."""
+        """The live descriptor and runner (None for a C backend), counted as in use until
+        _exit_call (destroy() waits)."""
         with self._calls:
             if self._desc is None:
                 raise OperatorRuntimeError(f"{self.op}: this PreparedOp was destroyed")
             self._in_flight += 1
-            return self._desc
+            return self._desc, self._runner
 
     def _exit_call(self):
         with self._calls:
@@ -184,9 +187,8 @@ class PreparedOp:
                 self._calls.notify_all()
 
 
-def _create_c(lib, op, operands, params, backend_code, keep=True):
-    """A C descriptor of `op` on a backend (its arguments validated by the C library);
-    with keep=False it is only validated and freed again."""
+def _create_c(lib, op, operands, params, backend_code):
+    """A C descriptor of `op` on a backend (its arguments validated by the C library)."""
     c = lib.op(op)
     lib.set_backend(backend_code)  # per thread; read by create
     desc = ctypes.c_void_p()
@@ -194,7 +196,4 @@ def _create_c(lib, op, operands, params, backend_code, keep=True):
     # The op's one scalar parameter (negative_slope or dim) is the C call's last argument.
     scalar = [c.scalar_type(*params.values())] if c.scalar_type else []
     lib.check(c.create(ctypes.byref(desc), *map(ctypes.byref, views), *scalar))
-    if keep:
-        return desc
-    lib.check(c.destroy(desc))
-    return None
+    return desc

@@ -10,10 +10,12 @@ The kernels take contiguous data: elementwise ones a 1-d view, reductions and so
 with torch: inputs that are not already in it (strided, transposed, broadcast, the reduced
 dim not last) are copied with .contiguous(), and an output that is not is computed into a
 contiguous temporary and copied back. Those copies cost time, never correctness: the
-arguments were already validated by the C library (PreparedOp creates and frees a CPU
-descriptor first). Arrays must be torch tensors on a CUDA device.
+arguments were already validated by the C library (PreparedOp keeps a CPU descriptor:
+its create checks the arguments, oprt_check_<op>_execute the operands of every run).
+Arrays must be torch tensors on a CUDA device.
 """
 
+import atexit
 import importlib.util
 import threading
 from pathlib import Path
@@ -33,14 +35,33 @@ _KERNEL_FILES = {
     "relu": "elementwise/relu/tilelang/relu_tl.py",
     "reduce_sum": "reduce_sum/tilelang/reduce_sum_tl.py",
     "softmax": "softmax/tilelang/softmax_tl.py",
+    "silu": "elementwise/silu/tilelang/silu_tl.py",
 }
-_ELEMENTWISE = ("copy", "vector_add", "relu")
+_ELEMENTWISE = ("copy", "vector_add", "relu", "silu")
+_ROWS = ("reduce_sum", "softmax")  # the reduced dim (params["dim"]) is made the last
 _INT32_MAX = 2**31 - 1  # the kernels' sizes are int32 (their indices are int64)
 
 _lock = threading.Lock()
 _modules = {}
 _kernels = {}
 _state = {}
+
+# Runs in progress, and whether the interpreter is exiting (see _at_exit).
+_runs = threading.Condition(threading.Lock())
+_gate = {"in_flight": 0, "closing": False}
+_EXIT_WAIT_S = 60.0  # how long exit waits for runs in progress (a hung kernel must not hang it)
+
+
+def _at_exit():
+    """Lets the runs in progress finish and parks every later one, before the interpreter
+    finalizes. A daemon thread still inside a run when finalization starts would be ended
+    by pthread_exit when it next takes the GIL; its forced unwind through the C++ frames
+    of torch or tvm-ffi (noexcept ones) calls std::terminate ("terminate called without
+    an active exception", exit status -6). Parked threads wait on a lock, without the GIL,
+    and end with the process, as CPython 3.14 treats daemon threads itself."""
+    with _runs:
+        _gate["closing"] = True
+        _runs.wait_for(lambda: _gate["in_flight"] == 0, timeout=_EXIT_WAIT_S)
 
 
 def load():
@@ -58,6 +79,7 @@ def load():
                 f"({type(exc).__name__}: {exc}); install it with {INSTALL_HINT}") from None
         _state["torch"] = torch
         _state["registered"] = True
+        atexit.register(_at_exit)  # after tilelang's and torch's own: it runs before them
     register_backend("tilelang", prepare)
 
 
@@ -126,12 +148,24 @@ class _Runner:
         self.kernel_name = f"tilelang.{op}"
 
     def __call__(self, arrays):
+        with _runs:
+            while _gate["closing"]:  # the interpreter is exiting: park (see _at_exit)
+                _runs.wait()
+            _gate["in_flight"] += 1
+        try:
+            self._run(arrays)
+        finally:
+            with _runs:
+                _gate["in_flight"] -= 1
+                _runs.notify_all()
+
+    def _run(self, arrays):
         torch = _state["torch"]
         out = arrays[0]
         with torch.cuda.device(out.device):
             if self.op in _ELEMENTWISE:
                 self._elementwise(torch, out, arrays[1:])
-            else:
+            else:  # _ROWS (prepare() refuses any other operator)
                 self._rows(torch, out, arrays[1], self.params["dim"])
 
     def _elementwise(self, torch, out, inputs):
@@ -186,6 +220,11 @@ def prepare(op, arrays, params):
     """The backend's entry point (register_backend): checks that the arrays are torch CUDA
     tensors and compiles the kernel now, so that run() only launches."""
     torch = _state["torch"]
+    if op not in _ELEMENTWISE + _ROWS:  # an operator added to the C library without a TileLang kernel
+        raise OperatorRuntimeError(
+            f"{op}: the tilelang backend has no kernel for this operator (add "
+            f"ops/<op>/tilelang/{op}_tl.py and list it in _tilelang.py); use "
+            f"backend='nvidia' or 'cpu'", ERR_NOT_SUPPORTED)
     for name, a in zip(("out",) + ("input",) * (len(arrays) - 1), arrays):
         if not isinstance(a, torch.Tensor) or a.device.type != "cuda":
             where = f" on {a.device}" if isinstance(a, torch.Tensor) else ""

@@ -78,6 +78,16 @@ oprt_status_t execute(const char *op, const Desc *desc, const BackendTable<Plan>
     return dispatch(op, desc->contract.backend, table, desc->plan, args);
 }
 
+// oprt_check_<op>_execute: the operand checks of execute() alone, for a caller that
+// runs its own kernel on the descriptor's arrays (the Python backends); messages
+// name the operator's execute function, as execute() does.
+template <typename Desc>
+oprt_status_t check_operands(const char *op, const Desc *desc, const void *out, const void *in0,
+                             const void *in1) {
+    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", op);
+    return check_execute_operands(desc->contract, out, in0, in1);
+}
+
 // ---- Kernel variants (oprt_list_<op>_variants, oprt_set_<op>_variant) --------------
 // A backend's variants: the "student" variant of an exercise when one is built
 // (first: the learner's step), then its ladder plain to fastest, or "auto"

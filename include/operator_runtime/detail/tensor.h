@@ -61,5 +61,8 @@ oprt_status_t plan_axis(const char *op, const oprt_tensor_view_t *out,
 oprt_status_t check_execute(const ExecContract &contract, const void *workspace,
                             size_t workspace_size, const void *out, const void *in0,
                             const void *in1);
+// The operand part of check_execute (all but the workspace checks).
+oprt_status_t check_execute_operands(const ExecContract &contract, const void *out,
+                                     const void *in0, const void *in1);
 
 }  // namespace oprt

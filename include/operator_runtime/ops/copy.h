@@ -19,6 +19,11 @@ OPRT_API oprt_status_t oprt_get_copy_workspace_size(oprt_copy_descriptor_t desc,
 OPRT_API oprt_status_t oprt_execute_copy(oprt_copy_descriptor_t desc, void *workspace,
                                          size_t workspace_size, void *dst, const void *src,
                                          oprt_stream_t stream);
+/* The operand checks of oprt_execute_copy alone (NULL data, element alignment,
+ * overlap between the output and the inputs), running nothing: for a caller that
+ * launches its own kernel on this descriptor's arrays (the Python backends).
+ * The workspace is not checked; errors are those oprt_execute_copy reports. */
+OPRT_API oprt_status_t oprt_check_copy_execute(oprt_copy_descriptor_t desc, const void *dst, const void *src);
 /* The kernel the descriptor's plan picked for its backend and shape, e.g.
  * "cpu.memcpy": for logs and benchmarks, not a stable interface. *name is
  * static storage, valid while the library is loaded. */

@@ -21,6 +21,11 @@ OPRT_API oprt_status_t oprt_get_reduce_sum_workspace_size(oprt_reduce_sum_descri
 OPRT_API oprt_status_t oprt_execute_reduce_sum(oprt_reduce_sum_descriptor_t desc, void *workspace,
                                                size_t workspace_size, void *out, const void *in,
                                                oprt_stream_t stream);
+/* The operand checks of oprt_execute_reduce_sum alone (NULL data, element alignment,
+ * overlap between the output and the inputs), running nothing: for a caller that
+ * launches its own kernel on this descriptor's arrays (the Python backends).
+ * The workspace is not checked; errors are those oprt_execute_reduce_sum reports. */
+OPRT_API oprt_status_t oprt_check_reduce_sum_execute(oprt_reduce_sum_descriptor_t desc, const void *out, const void *in);
 /* The kernel the descriptor's plan picked for its backend and shape, e.g.
  * "cpu.rows_dense": for logs and benchmarks, not a stable interface. *name is
  * static storage, valid while the library is loaded. */

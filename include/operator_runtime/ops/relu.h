@@ -20,6 +20,11 @@ OPRT_API oprt_status_t oprt_get_relu_workspace_size(oprt_relu_descriptor_t desc,
 OPRT_API oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *workspace,
                                          size_t workspace_size, void *out, const void *in,
                                          oprt_stream_t stream);
+/* The operand checks of oprt_execute_relu alone (NULL data, element alignment,
+ * overlap between the output and the inputs), running nothing: for a caller that
+ * launches its own kernel on this descriptor's arrays (the Python backends).
+ * The workspace is not checked; errors are those oprt_execute_relu reports. */
+OPRT_API oprt_status_t oprt_check_relu_execute(oprt_relu_descriptor_t desc, const void *out, const void *in);
 /* The kernel the descriptor's plan picked for its backend and shape, e.g.
  * "cpu.contiguous": for logs and benchmarks, not a stable interface. *name is
  * static storage, valid while the library is loaded. */

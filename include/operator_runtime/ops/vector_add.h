@@ -19,6 +19,11 @@ OPRT_API oprt_status_t oprt_get_vector_add_workspace_size(oprt_vector_add_descri
 OPRT_API oprt_status_t oprt_execute_vector_add(oprt_vector_add_descriptor_t desc, void *workspace,
                                                size_t workspace_size, void *out, const void *a,
                                                const void *b, oprt_stream_t stream);
+/* The operand checks of oprt_execute_vector_add alone (NULL data, element alignment,
+ * overlap between the output and the inputs), running nothing: for a caller that
+ * launches its own kernel on this descriptor's arrays (the Python backends).
+ * The workspace is not checked; errors are those oprt_execute_vector_add reports. */
+OPRT_API oprt_status_t oprt_check_vector_add_execute(oprt_vector_add_descriptor_t desc, const void *out, const void *a, const void *b);
 /* The kernel the descriptor's plan picked for its backend and shape, e.g.
  * "cpu.contiguous": for logs and benchmarks, not a stable interface. *name is
  * static storage, valid while the library is loaded. */

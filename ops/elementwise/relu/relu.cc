@@ -55,6 +55,10 @@ oprt_status_t oprt_execute_relu(oprt_relu_descriptor_t desc, void *workspace,
     return execute("oprt_execute_relu", desc, kBackends, args);
 }
 
+oprt_status_t oprt_check_relu_execute(oprt_relu_descriptor_t desc, const void *out, const void *in) {
+    return check_operands("oprt_check_relu_execute", desc, out, in, nullptr);
+}
+
 oprt_status_t oprt_get_relu_kernel_name(oprt_relu_descriptor_t desc, const char **name) {
     return kernel_name("oprt_get_relu_kernel_name", desc, name);
 }

@@ -50,6 +50,10 @@ oprt_status_t oprt_execute_silu(oprt_silu_descriptor_t desc, void *workspace,
     return execute("oprt_execute_silu", desc, kBackends, args);
 }
 
+oprt_status_t oprt_check_silu_execute(oprt_silu_descriptor_t desc, const void *out, const void *in) {
+    return check_operands("oprt_check_silu_execute", desc, out, in, nullptr);
+}
+
 oprt_status_t oprt_get_silu_kernel_name(oprt_silu_descriptor_t desc, const char **name) {
     return kernel_name("oprt_get_silu_kernel_name", desc, name);
 }
