@@ -49,10 +49,15 @@ log "ctest (ASan + UBSan)"
 (cd "$BUILD_DIR" && ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$LOG_DIR/asan" UBSAN_OPTIONS="$UBSAN" \
     ctest --output-on-failure -j "$JOBS" 2>&1) | tee "$BUILD_DIR/ctest.log" | tail -5 || status=1
 
+# The tooling tests (camp.py exercise/new-op, the documented commands) build their own
+# unsanitized copies of the library with cmake, g++ and nvcc, which must not run with the
+# ASan runtime preloaded (nvcc crashes under it); they run in the plain suite instead.
 log "pytest --backend cpu (ASan + UBSan, $ASAN_RUNTIME preloaded)"
 (cd "$REPO_ROOT" && CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$REPO_ROOT/python${PYTHONPATH:+:$PYTHONPATH}" \
     LD_PRELOAD="$ASAN_RUNTIME" ASAN_OPTIONS="detect_leaks=0:log_path=$LOG_DIR/asan" UBSAN_OPTIONS="$UBSAN" \
-    "$PYTHON" -m pytest "$REPO_ROOT/tests" -q -rs --backend cpu -p no:cacheprovider 2>&1) \
+    "$PYTHON" -m pytest "$REPO_ROOT/tests" -q -rs --backend cpu -p no:cacheprovider \
+    --ignore="$REPO_ROOT/tests/test_camp_exercise.py" --ignore="$REPO_ROOT/tests/test_camp_newop.py" \
+    --ignore="$REPO_ROOT/tests/test_docs_commands.py" 2>&1) \
     | tee "$BUILD_DIR/pytest.log" | tail -5 || status=1
 
 if compgen -G "$LOG_DIR/*" >/dev/null; then
