@@ -141,6 +141,27 @@ inline oprt_status_t plan_elementwise_cute(ElementwisePlan &p) {
                 "'scalar_grid_stride', 'vec16' or 'auto'");
 }
 
+// The ladder with the CuTe step for an operator whose CuTe launcher is `Cute`
+// (detail/cute_launch.h) and whose hand-written run() is `Run`. CuTe's 128-bit
+// accesses need 16-byte aligned pointers, known only at execute: misaligned
+// data runs the hand-written kernels (same results).
+template <oprt_status_t (*Cute)(const ElementwisePlan &, const ExecArgs &),
+          oprt_status_t (*Run)(const ElementwisePlan &, const ExecArgs &)>
+struct CuteLadder {
+    static oprt_status_t run_cute(const ElementwisePlan &p, const ExecArgs &args) {
+        const oprt_status_t s = Cute(p, args);
+        if (s != OPRT_ERR_NOT_SUPPORTED) return s;
+        clear_error();
+        return Run(p, args);
+    }
+    static constexpr Variant<ElementwisePlan> steps[] = {
+        {"scalar_grid_stride", &plan_elementwise_scalar},
+        {"cute", &plan_elementwise_cute, &run_cute},
+        {"vec16", &plan_elementwise_vec16},
+    };
+    static constexpr VariantList<ElementwisePlan> list = {steps, 3};
+};
+
 inline const Variant<ElementwisePlan> kElementwiseLadderSteps[] = {
     {"scalar_grid_stride", &plan_elementwise_scalar},
     {"vec16", &plan_elementwise_vec16},
