@@ -17,6 +17,7 @@ Arrays must be torch tensors on a CUDA device.
 
 import atexit
 import importlib.util
+import os
 import threading
 from pathlib import Path
 
@@ -117,7 +118,10 @@ def _kernel(op, dtype, *variant):
                 import tilelang
 
                 program = _module(op).program(dtype, *variant)
-                kernel = tilelang.compile(program, target="cuda",
+                # OPRT_TILELANG_TARGET: another target of the installed TileLang (e.g. a
+                # MetaX build's own); the kernels were written and validated for "cuda".
+                target = os.environ.get("OPRT_TILELANG_TARGET") or "cuda"
+                kernel = tilelang.compile(program, target=target,
                                           pass_configs={"tl.enable_fast_math": False})
                 _kernels[key] = kernel
     return kernel
