@@ -5,7 +5,7 @@
 # to $OUT (or ./gpu-logs); a short summary is printed last.
 #   STEPS="build ctest pytest pytest-last runops examples sanitize sanitize-py large"
 #   (default: all). pytest-last puts the tensors on the last GPU (several GPUs);
-#   sanitize-py runs memcheck and initcheck over the Python edge-data tests,
+#   sanitize-py runs the four sanitizers (SANITIZE_PY_TOOLS) over the Python edge-data tests,
 #   checking this project's kernels only (torch's are excluded).
 set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,7 +54,7 @@ if has sanitize; then
     done
 fi
 if has sanitize-py; then
-    for tool in memcheck initcheck; do
+    for tool in ${SANITIZE_PY_TOOLS:-memcheck racecheck initcheck synccheck}; do
         step "san-py-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 --kernel-name kns=oprt $([[ $tool == initcheck ]] && echo --check-api-memory-access no) \
             python3 -m pytest "$REPO_ROOT/tests/op_tests/test_edge_data.py" -q -x --backend nvidia
     done
