@@ -3,9 +3,11 @@
 // a cache filled for device 0 only would launch wrongly on device 1); two
 // threads run every operator on two devices at once; a call runs on the device
 // that holds its buffers whatever device the caller has current, and gives the
-// caller's device back; buffers of two devices, or a stream of another device,
-// are a clear OPRT_ERR_INVALID_ARG. Tests needing two GPUs skip with the
-// reason when fewer are visible.
+// caller's device back; one descriptor runs on every device; buffers of two
+// devices, or a stream of another device, are a clear OPRT_ERR_INVALID_ARG.
+// Tests needing two GPUs skip with the reason when fewer are visible.
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
@@ -144,6 +146,73 @@ TEST(NvidiaMultiDevice, CallRunsWhereItsBuffersLive) {
         ASSERT_NEAR(sum, 1.0, 1e-4) << "row " << r;
     }
     NVT_OPRT_OK(oprt_destroy_softmax_descriptor(desc));
+}
+
+// One descriptor planned with buffers on GPU 0 and executed with buffers of the
+// same shape on the last GPU (data parallelism with one plan): the kernels that
+// opt in to large shared memory or large clusters must get those attributes on
+// the device that launches them, not only on the device that planned.
+TEST(NvidiaMultiDevice, OneDescriptorExecutesOnEveryDevice) {
+    NVT_SKIP_WITHOUT_TWO_GPUS();
+    NvidiaBackend backend;
+    CurrentDevice restore;
+    const int last = device_count() - 1;
+    const int64_t rows = 5, cols = 20001;  // f32 rows of 80 KB: the shared-memory row kernel
+    Tensor in0, out0, in1, out1, sin0, sout0, sin1, sout1;
+    NVT_CUDA_OK(cudaSetDevice(0));
+    make_tensor(in0, OPRT_DTYPE_F32, {rows, cols}, {}, 0, Fill::kIntegers, 7);
+    make_tensor(out0, OPRT_DTYPE_F32, {rows, cols}, {}, 0, Fill::kPoison);
+    make_tensor(sin0, OPRT_DTYPE_F32, {3, 1 << 20}, {}, 0, Fill::kIntegers, 8);  // few long rows: split
+    make_tensor(sout0, OPRT_DTYPE_F32, {3}, {}, 0, Fill::kPoison);
+    NVT_CUDA_OK(cudaSetDevice(last));
+    make_tensor(in1, OPRT_DTYPE_F32, {rows, cols}, {}, 0, Fill::kIntegers, 7);
+    make_tensor(out1, OPRT_DTYPE_F32, {rows, cols}, {}, 0, Fill::kPoison);
+    make_tensor(sin1, OPRT_DTYPE_F32, {3, 1 << 20}, {}, 0, Fill::kIntegers, 8);
+    make_tensor(sout1, OPRT_DTYPE_F32, {3}, {}, 0, Fill::kPoison);
+    ASSERT_FALSE(HasFatalFailure());
+    NVT_CUDA_OK(cudaSetDevice(0));
+
+    const oprt_tensor_view_t ov = out0.view(), iv = in0.view(), sov = sout0.view(), siv = sin0.view();
+    oprt_softmax_descriptor_t sm = nullptr;
+    oprt_reduce_sum_descriptor_t rs = nullptr;
+    NVT_OPRT_OK(oprt_create_softmax_descriptor(&sm, &ov, &iv, 1));
+    NVT_OPRT_OK(oprt_create_reduce_sum_descriptor(&rs, &sov, &siv, 1));
+    size_t sm_ws = 0, rs_ws = 0;
+    NVT_OPRT_OK(oprt_get_softmax_workspace_size(sm, &sm_ws));
+    NVT_OPRT_OK(oprt_get_reduce_sum_workspace_size(rs, &rs_ws));
+    // The last device first: nothing has run on device 0 yet either.
+    for (int d : {last, 0}) {
+        SCOPED_TRACE("buffers on device " + std::to_string(d));
+        NVT_CUDA_OK(cudaSetDevice(d));
+        DeviceBuffer sm_buf(sm_ws), rs_buf(rs_ws);
+        NVT_CUDA_OK(cudaSetDevice(0));  // the caller's device stays 0
+        Tensor &in = d == 0 ? in0 : in1, &out = d == 0 ? out0 : out1;
+        Tensor &sin = d == 0 ? sin0 : sin1, &sout = d == 0 ? sout0 : sout1;
+        NVT_OPRT_OK(oprt_execute_softmax(sm, sm_ws ? sm_buf.get() : nullptr, sm_ws, out.data(), in.data(), nullptr));
+        NVT_OPRT_OK(oprt_execute_reduce_sum(rs, rs_ws ? rs_buf.get() : nullptr, rs_ws, sout.data(), sin.data(), nullptr));
+        NVT_CUDA_OK(cudaSetDevice(d));
+        download(out);
+        download(sout);
+        NVT_CUDA_OK(cudaSetDevice(0));
+        for (int64_t r = 0; r < rows; ++r) {
+            double max = -1e30, sum = 0, got_sum = 0;
+            for (int64_t c = 0; c < cols; ++c) max = std::max(max, double(in.get(r * cols + c)));
+            for (int64_t c = 0; c < cols; ++c) sum += std::exp(double(in.get(r * cols + c)) - max);
+            for (int64_t c = 0; c < cols; c += 997) {
+                const double want = std::exp(double(in.get(r * cols + c)) - max) / sum;
+                ASSERT_NEAR(out.get(r * cols + c), want, 1e-6 + 1e-5 * want) << "row " << r << " col " << c;
+            }
+            for (int64_t c = 0; c < cols; ++c) got_sum += out.get(r * cols + c);
+            ASSERT_NEAR(got_sum, 1.0, 1e-4) << "row " << r;
+        }
+        for (int64_t r = 0; r < 3; ++r) {
+            double want = 0;  // small integers: the f32 sum is exact
+            for (int64_t c = 0; c < (1 << 20); ++c) want += sin.get(r * (1 << 20) + c);
+            ASSERT_EQ(double(sout.get(r)), want) << "reduce_sum row " << r;
+        }
+    }
+    NVT_OPRT_OK(oprt_destroy_softmax_descriptor(sm));
+    NVT_OPRT_OK(oprt_destroy_reduce_sum_descriptor(rs));
 }
 
 TEST(NvidiaMultiDevice, MismatchedDevicesAreClearErrors) {
