@@ -108,7 +108,15 @@ oprt_status_t DeviceScope::enter_call(oprt_backend_t backend, const ExecContract
 }
 
 void DeviceScope::enter_create(oprt_backend_t backend, const void *data_hint) {
-    if (is_gpu_backend(backend)) previous_ = gpu::enter_pointer_device(data_hint);
+    if (!is_gpu_backend(backend)) return;
+    previous_ = gpu::enter_pointer_device(data_hint);
+    current_ = gpu::current_device_id();
+}
+
+void DeviceScope::enter_device(oprt_backend_t backend, int device) {
+    if (!is_gpu_backend(backend) || device < 0) return;
+    previous_ = gpu::enter_device(device);
+    current_ = device;
 }
 
 DeviceScope::~DeviceScope() { gpu::restore_device(previous_); }
@@ -117,6 +125,7 @@ oprt_status_t DeviceScope::enter_call(oprt_backend_t, const ExecContract &, cons
     return OPRT_SUCCESS;
 }
 void DeviceScope::enter_create(oprt_backend_t, const void *) {}
+void DeviceScope::enter_device(oprt_backend_t, int) {}
 DeviceScope::~DeviceScope() {}
 #endif
 

@@ -214,6 +214,25 @@ int enter_pointer_device(const void *ptr) {
     return current;
 }
 
+int enter_device(int device) {
+    RelaxedCaptureScope relaxed;
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess || current == device || cudaSetDevice(device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return kNoDeviceChange;
+    }
+    return current;
+}
+
+int current_device_id() {
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return current;
+}
+
 void restore_device(int previous) {
     if (previous == kNoDeviceChange) return;
     RelaxedCaptureScope relaxed;

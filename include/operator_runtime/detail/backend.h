@@ -24,9 +24,14 @@ public:
     oprt_status_t enter_call(oprt_backend_t backend, const ExecContract &contract, const ExecArgs &args);
     // create: the device of the output's memory, so the plan reads its properties.
     void enter_create(oprt_backend_t backend, const void *data_hint);
+    // set_variant: the device a descriptor was planned for (-1: nothing to do).
+    void enter_device(oprt_backend_t backend, int device);
+    // The current GPU while in scope (-1 for the CPU backend or when unknown).
+    int current() const { return current_; }
 
 private:
     int previous_ = -1;  // gpu::kNoDeviceChange
+    int current_ = -1;
 };
 
 // The backend a descriptor created now on this thread runs on. AUTO resolves

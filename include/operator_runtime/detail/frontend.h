@@ -20,6 +20,7 @@ struct Descriptor {
     ExecContract contract;
     Plan validated;                 // the frontend's plan before any backend refined it
     BackendFn<Plan> run = nullptr;  // set by a variant with its own launch code (student)
+    int plan_device = -1;           // the GPU the plan was made for (-1: CPU, or unknown)
 };
 
 // Resolves the backend, lets it refine the plan, and allocates the descriptor.
@@ -37,6 +38,7 @@ oprt_status_t finish_create(const char *op, const BackendTable<Plan> &table, con
     desc->contract.backend = backend;
     DeviceScope device;  // plan for the device that holds the output
     device.enter_create(backend, data_hint);
+    desc->plan_device = device.current();
     if ((s = plan_for_backend(op, backend, table, desc->plan)) != OPRT_SUCCESS) {
         delete desc;
         return s;
@@ -156,6 +158,8 @@ oprt_status_t set_variant(const char *op_name, Desc *desc, const BackendTable<Pl
         return fail(OPRT_ERR_BACKEND_UNAVAILABLE, "%s: backend '%s' is not built into this library", fn,
                     oprt_backend_string(backend));
     const VariantView<Plan> v = variants_of(op_name, backend, *entry);
+    DeviceScope device;  // re-plan for the device the descriptor was planned for
+    device.enter_device(backend, desc->plan_device);
     Plan plan = desc->validated;
     oprt_status_t s = OPRT_SUCCESS;
     BackendFn<Plan> run = nullptr;

@@ -59,6 +59,13 @@ oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int c
 // properties. Returns the caller's device for restore_device.
 int enter_pointer_device(const void *ptr);
 
+// Makes `device` current (set_variant re-plans for a descriptor's device).
+// Returns the caller's device for restore_device.
+int enter_device(int device);
+
+// The calling thread's current device (-1 when it cannot be asked).
+int current_device_id();
+
 // Makes `previous` current again (nothing for kNoDeviceChange).
 void restore_device(int previous);
 
