@@ -17,33 +17,14 @@
 set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
-mkdir -p "$LOG_DIR"
 STEPS="${STEPS:-tilelang build cute pytest runops}"
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 SITE="${TL_SITE:-/tmp/site}"
 export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$SITE:$REPO_ROOT/python" PYTHONUNBUFFERED=1
 # TileLang's kernel cache: on the local disk, kept between steps of this run.
 export TILELANG_CACHE_DIR="${TILELANG_CACHE_DIR:-/tmp/tilelang-cache}"
-SUMMARY=()
-
-step() {  # step NAME COMMAND...: runs (at most STEP_TIMEOUT s), logs to $LOG_DIR/NAME.log
-    local name="$1"; shift
-    local start=$SECONDS
-    timeout "${STEP_TIMEOUT:-400}" "$@" >"$LOG_DIR/$name.log" 2>&1
-    local rc=$?
-    local last
-    last="$(grep -v '^\s*$' "$LOG_DIR/$name.log" | tail -1 | cut -c1-160)"
-    SUMMARY+=("$(printf '%-14s rc=%-3s %4ss  %s' "$name" "$rc" "$((SECONDS - start))" "$last")")
-    return $rc
-}
-has() { [[ " $STEPS " == *" $1 "* ]]; }
-
-{
-    date -u
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-    nvcc --version | tail -1
-    python3 -c 'import torch, numpy; print("torch", torch.__version__, "numpy", numpy.__version__)'
-} >"$LOG_DIR/system.log" 2>&1
+STEP_TIMEOUT_DEFAULT=400
+source "$REPO_ROOT/scripts/_gpu_steps.sh"
 
 if has tilelang; then
     step tilelang-extract bash -c "mkdir -p '$SITE' && tar -xJf '$REPO_ROOT/.whl/tilelang_site.tar.xz' -C '$SITE'"

@@ -10,30 +10,11 @@
 set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
-mkdir -p "$LOG_DIR"
 STEPS="${STEPS:-build ctest pytest pytest-last runops examples sanitize sanitize-py large}"  # drop build to use a carried BUILD_DIR
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$REPO_ROOT/python" PYTHONUNBUFFERED=1
-SUMMARY=()
-
-step() {  # step NAME COMMAND...: runs (at most STEP_TIMEOUT s), logs to $LOG_DIR/NAME.log
-    local name="$1"; shift
-    local start=$SECONDS
-    timeout "${STEP_TIMEOUT:-300}" "$@" >"$LOG_DIR/$name.log" 2>&1
-    local rc=$?
-    local last
-    last="$(grep -v '^\s*$' "$LOG_DIR/$name.log" | tail -1 | cut -c1-150)"
-    SUMMARY+=("$(printf '%-10s rc=%-3s %4ss  %s' "$name" "$rc" "$((SECONDS - start))" "$last")")
-    return $rc
-}
-has() { [[ " $STEPS " == *" $1 "* ]]; }
-
-{
-    date -u
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-    nvcc --version | tail -1
-    python3 -c 'import torch, numpy; print("torch", torch.__version__, "numpy", numpy.__version__)'
-} >"$LOG_DIR/system.log" 2>&1
+STEP_TIMEOUT_DEFAULT=300
+source "$REPO_ROOT/scripts/_gpu_steps.sh"
 SUMMARY+=("system     $(sed -n 2p "$LOG_DIR/system.log")")
 
 has build && step build bash "$REPO_ROOT/scripts/build_nvidia.sh" build

@@ -201,17 +201,11 @@ oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int c
 int enter_pointer_device(const void *ptr) {
     RelaxedCaptureScope relaxed;
     cudaPointerAttributes attr{};
-    int current = 0;
-    if (ptr == nullptr || cudaPointerGetAttributes(&attr, ptr) != cudaSuccess ||
-        attr.type != cudaMemoryTypeDevice || cudaGetDevice(&current) != cudaSuccess) {
+    if (ptr == nullptr || cudaPointerGetAttributes(&attr, ptr) != cudaSuccess || attr.type != cudaMemoryTypeDevice) {
         (void)cudaGetLastError();
         return kNoDeviceChange;
     }
-    if (attr.device == current || cudaSetDevice(attr.device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return kNoDeviceChange;
-    }
-    return current;
+    return enter_device(attr.device);
 }
 
 int enter_device(int device) {

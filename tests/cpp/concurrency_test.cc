@@ -6,7 +6,6 @@
 // grain), so this also runs the parallel paths concurrently.
 #include <gtest/gtest.h>
 
-#include <condition_variable>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "operator_runtime/detail/dtype.h"
+#include "test_barrier.h"
 #include "test_support.h"
 
 namespace {
@@ -30,27 +30,7 @@ using Shape = std::vector<int64_t>;
 constexpr int kThreads = 8;
 constexpr int kIterations = 3;
 
-// Every thread waits here until all have arrived: the runs overlap.
-class Barrier {
-public:
-    explicit Barrier(int count) : count_(count) {}
-    void arrive_and_wait() {
-        std::unique_lock<std::mutex> lock(mutex_);
-        const int generation = generation_;
-        if (++arrived_ == count_) {
-            arrived_ = 0;
-            ++generation_;
-            cv_.notify_all();
-            return;
-        }
-        cv_.wait(lock, [&] { return generation != generation_; });
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    int count_, arrived_ = 0, generation_ = 0;
-};
+using oprt_test::Barrier;
 
 struct Operand {
     Shape shape = {}, strides = {};  // strides empty: row-major

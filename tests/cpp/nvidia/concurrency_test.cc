@@ -4,7 +4,6 @@
 // result. The threads start cold, before any single-thread run, so the
 // backend's lazy first-use setup (kernel attributes, device properties) also
 // runs concurrently. Skips with the reason when no CUDA device is visible.
-#include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -12,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "../test_barrier.h"
 #include "nvidia_test_support.h"
 
 namespace nvt {
@@ -21,26 +21,7 @@ constexpr int kThreads = 8;
 constexpr int kStreams = 4;
 constexpr int kIterations = 3;
 
-class Barrier {
-public:
-    explicit Barrier(int count) : count_(count) {}
-    void arrive_and_wait() {
-        std::unique_lock<std::mutex> lock(mutex_);
-        const int generation = generation_;
-        if (++arrived_ == count_) {
-            arrived_ = 0;
-            ++generation_;
-            cv_.notify_all();
-            return;
-        }
-        cv_.wait(lock, [&] { return generation != generation_; });
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    int count_, arrived_ = 0, generation_ = 0;
-};
+using oprt_test::Barrier;
 
 enum class Kind { kCopy, kAdd, kRelu, kSum, kSoftmax };
 
