@@ -111,6 +111,11 @@ __device__ __forceinline__ float exp2_approx(float x) {
 #ifndef OPRT_DEVICE_HAS_CLUSTER_LAUNCH
 #define OPRT_DEVICE_HAS_CLUSTER_LAUNCH 1
 #endif
+// Host side: whether sm_90 bulk asynchronous copies (gpu_bulk_copy.cuh) and
+// cooperative launches may be planned and launched. Other toolchains set 0.
+#ifndef OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+#define OPRT_DEVICE_HAS_BULK_COPY_LAUNCH 1
+#endif
 
 // This block's rank in its cluster, and the cluster's size in blocks.
 __device__ __forceinline__ unsigned cluster_rank() {

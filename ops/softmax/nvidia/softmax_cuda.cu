@@ -16,11 +16,18 @@
 //                                          -> split rows (workspace)
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
+//     then, on sm_90 (bulk_faster): rows of whole 16-byte vectors, f16/bf16 from
+//     2048 columns, f32 longer than 16384 with rows < 2 * SMs
+//                                          -> bulk copies into a ring of shared-memory
+//                                             buffers, a row per block, or split over
+//                                             blocks that swap (max, sum) (bulk_kernel.cuh)
 //   otherwise (non-last axis, strided axis):
 //     outer * inner >= 512 * SMs           -> thread per slice
 //     fewer slices                         -> bx x by tile per slice group
 // Rows over a cluster of blocks (distributed shared memory, sm_90) measured
 // slower than the two-pass kernels for every length tried: see kernel.cuh.
+// Data the bulk kernel cannot copy (unaligned pointers or row strides) runs
+// on the dense-row kernels, chosen at execute time.
 #include <cstdint>
 #include <type_traits>
 
@@ -28,6 +35,11 @@
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/ladder.cuh"
 #include "ops/softmax/softmax_backends.h"
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+#include <cstdlib>
+
+#include "ops/softmax/nvidia/bulk_kernel.cuh"
+#endif
 
 namespace oprt::softmax::OPRT_GPU_BACKEND_NS {
 namespace {
@@ -47,6 +59,7 @@ constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 //   kRowsBlockSmem: [0] threads, [1] elements per row kept in shared memory
 //   kRowsSplit: [0] threads, [1] chunks per row, [2] chunk length
 //   kRowsLong: [0] threads
+//   kRowsBulk: [0] threads, [1] blocks per row, [2] slice (elements per block), [3] buffers per block
 //   kStridedTile: [0] bx, [1] by
 enum Kernel : int32_t {
     kRowsWarp = 1,
@@ -59,6 +72,7 @@ enum Kernel : int32_t {
     kThreePass = 8,   // ladder steps (ladder.cuh)
     kWarpFused = 9,
     kOnline = 10,
+    kRowsBulk = 11,
 };
 
 constexpr int kWarpKernelThreads = 128;
@@ -178,6 +192,10 @@ oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gp
 }
 
 template <typename T>
+oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
+                          dev::stream_t stream);
+
+template <typename T>
 oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
     const T *in = static_cast<const T *>(args.in0);
     T *out = static_cast<T *>(args.out);
@@ -191,6 +209,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         launch_block_registers(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), ix, stream);
         return OPRT_SUCCESS;
     case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
+    case kRowsBulk: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
         softmax_rows_long_kernel<T>
             <<<unsigned(clamp64(rows, 1, kMaxGridBlocks)), kLongThreads, 0, stream>>>(in, out, rows, L, ix);
@@ -301,11 +320,267 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
     return OPRT_SUCCESS;
 }
 
-}  // namespace
-
-oprt_status_t plan(AxisPlan &p) {
-    p.workspace_bytes = 0;
+// Dense rows with the register, shared-memory and two-pass kernels (the
+// ladder's on_chip step; the bulk kernel's fallback for unaligned data).
+oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
     const int64_t L = p.axis_len;
+    const int64_t P = elems_per_vector(p.dtype);
+    const int64_t sms = info.sm_count;
+    if (L <= kWarpMaxCols) {
+        p.kernel = kRowsWarp;
+        if (L <= P * (dev::kWarpSize / 2)) {
+            p.kernel_name = "rows_subwarp_registers";
+            p.launch[0] = next_pow2(ceil_div(L, P));
+            p.launch[1] = P;
+        } else if (L <= P * dev::kWarpSize && p.outer >= kHalfWarpMinRowsPerSm * sms) {
+            // Two vectors on each of half a warp's lanes: more bytes in flight
+            // per thread when rows fill the GPU ((32768, 128) f32: 10.3 us
+            // against 12.0); a few rows finish sooner on 32 lanes.
+            p.kernel_name = "rows_subwarp_registers";
+            p.launch[0] = dev::kWarpSize / 2;
+            p.launch[1] = 2 * P;
+        } else {
+            p.kernel_name = "rows_warp_registers";
+            p.launch[0] = dev::kWarpSize;
+            const int64_t cols = next_pow2(ceil_div(L, dev::kWarpSize));
+            p.launch[1] = cols > P ? cols : P;
+        }
+        return OPRT_SUCCESS;
+    }
+    if (L <= (P == 4 ? kRegisterMaxColsF32 : kRegisterMaxCols16)) {
+        // Threads in multiples of 64 (valid for 32- and 64-lane warps), as
+        // few as hold the row at the measured values per thread.
+        const int64_t vecs = ceil_div(L, P);
+        const int64_t per_thread = P == 4 ? (L <= 4096 ? 4 : 8) : 2;
+        const int64_t threads = clamp64(round_up(ceil_div(vecs, per_thread), 64), 64, 1024);
+        p.kernel = kRowsBlockRegisters;
+        p.kernel_name = "rows_block_registers";
+        p.launch[0] = threads;
+        p.launch[1] = ceil_div(vecs, threads);
+        return OPRT_SUCCESS;
+    }
+    switch (p.dtype) {
+    case OPRT_DTYPE_F32: return plan_long_rows<float>(p, info);
+    case OPRT_DTYPE_F16: return plan_long_rows<dev::half_t>(p, info);
+    case OPRT_DTYPE_BF16: return plan_long_rows<dev::bf16_t>(p, info);
+    }
+    return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
+}
+
+// ---- Rows through bulk asynchronous copies (sm_90) ----------------------------------
+
+// Where the bulk kernel replaces the dense-row kernels.
+enum class BulkUse {
+    kNever,
+    kWhereFaster,  // the plan: row lengths where it measured faster (docs/perf-notes.md)
+    kWherever,     // the ladder's bulk_async step: every row of >= kBulkMinCols columns
+};
+constexpr int64_t kBulkMinCols = 1024;
+
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+
+// Measured on the H200 (docs/perf-notes.md v5): 16-bit rows from 2048 columns
+// (bf16 (8192, 4096) 40.9 us against 46.6 in registers; (2048, 65536) 201 us
+// against 260 for the two-pass kernel); f32 rows only where the dense-row plan
+// splits long rows over blocks (fewer rows than 2 x SMs: (256, 262144) 208 us
+// against 278), since f32 rows in registers (up to 16384 columns) stay ahead
+// and the block-per-row two-pass kernel ties at 64K-128K columns.
+bool bulk_faster(const AxisPlan &p, const gpu::DeviceInfo &info) {
+    if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
+    return p.axis_len > kRegisterMaxColsF32 && p.outer < kSplitBlocksPerSm * info.sm_count;
+}
+
+// A block's ring: `stages` buffers of at most `slice_bytes` each.
+// OPRT_SOFTMAX_BULK_SLICE_KB and OPRT_SOFTMAX_BULK_STAGES override the sizes
+// (tuning knobs, read at descriptor creation); the ring always fits one block.
+constexpr int64_t kBulkSliceBytes = 32 * 1024;
+constexpr int kBulkStages = 3;
+constexpr int kBulkVectorsPerThread = 8;
+
+struct BulkRing {
+    int64_t slice_bytes;
+    int stages;
+};
+
+int env_int(const char *name, int fallback) {
+    const char *v = std::getenv(name);
+    return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : fallback;
+}
+
+BulkRing bulk_ring(const gpu::DeviceInfo &info) {
+    BulkRing r;
+    r.stages = int(clamp64(env_int("OPRT_SOFTMAX_BULK_STAGES", kBulkStages), kBulkMinStages, kBulkMaxStages));
+    r.slice_bytes = int64_t(env_int("OPRT_SOFTMAX_BULK_SLICE_KB", int(kBulkSliceBytes / 1024))) * 1024;
+    const int64_t room = int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
+    if (r.slice_bytes * r.stages > room) r.slice_bytes = room / r.stages;
+    r.slice_bytes = r.slice_bytes / 16 * 16;
+    return r;
+}
+
+// Blocks of the split form must all be resident: slices of at least this many
+// bytes when a row is split only to give every SM work.
+constexpr int64_t kBulkMinSliceBytes = 8 * 1024;
+
+// Workspace of split rows: an 8-byte (max, sum) slot per slice.
+size_t bulk_workspace_bytes(int64_t rows, int64_t chunks) {
+    return chunks > 1 ? kWorkspaceAlign + size_t(rows * chunks) * sizeof(unsigned long long) : 0;
+}
+
+template <typename T>
+const void *bulk_kernel_address() {
+    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
+}
+
+const void *bulk_kernel_for(oprt_dtype_t dtype) {
+    switch (dtype) {
+    case OPRT_DTYPE_F32: return bulk_kernel_address<float>();
+    case OPRT_DTYPE_F16: return bulk_kernel_address<dev::half_t>();
+    default: return bulk_kernel_address<dev::bf16_t>();
+    }
+}
+
+// Blocks of `kernel` (threads, dynamic shared memory) resident at once on the current device.
+oprt_status_t bulk_resident_blocks(const char *op, const void *kernel, int threads, size_t smem,
+                                   const gpu::DeviceInfo &info, int64_t *blocks) {
+    *blocks = 0;
+    oprt_status_t s = gpu::allow_dynamic_smem(op, kernel, smem);
+    if (s != OPRT_SUCCESS) return s;
+    int per_sm = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gpu::runtime_error(op, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", int(e));
+    }
+    *blocks = int64_t(per_sm) * info.sm_count;
+    return OPRT_SUCCESS;
+}
+#endif
+
+// Replaces a dense-row plan by the bulk kernel where `use` says so and it
+// applies: an sm_90 device and kernel, rows of whole 16-byte vectors, and
+// every block of a split row resident at once.
+oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse use) {
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+    const int64_t L = p.axis_len, rows = p.outer, sms = info.sm_count;
+    const int64_t P = elems_per_vector(p.dtype);
+    const int64_t esize = P == 4 ? 4 : 2;
+    if (use == BulkUse::kNever || (use == BulkUse::kWhereFaster && !bulk_faster(p, info))) return OPRT_SUCCESS;
+    if (L < kBulkMinCols || L % P != 0 || info.cc_major < 9) return OPRT_SUCCESS;
+    const void *kernel = bulk_kernel_for(p.dtype);
+    int ptx = 0;
+    oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
+    if (s != OPRT_SUCCESS || ptx < 90) return s;
+
+    const BulkRing ring = bulk_ring(info);
+    const int64_t max_slice = ring.slice_bytes / esize;
+    int64_t chunks = ceil_div(L, max_slice);
+    if (rows * chunks < sms) {  // few rows: more, smaller slices so every SM streams
+        const int64_t finest = ceil_div(L * esize, kBulkMinSliceBytes);
+        const int64_t wanted = ceil_div(sms, rows);
+        chunks = clamp64(wanted < finest ? wanted : finest, chunks, finest > chunks ? finest : chunks);
+    }
+    const int64_t slice = round_up(ceil_div(L, chunks), P);
+    chunks = ceil_div(L, slice);
+    // About kBulkVectorsPerThread vectors per thread in each pass over the slice
+    // (OPRT_SOFTMAX_BULK_VECS overrides it: a tuning knob).
+    const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", kBulkVectorsPerThread);
+    const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
+    int64_t resident = 0;
+    s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
+    if (s != OPRT_SUCCESS || resident < chunks) return s;
+    p.kernel = kRowsBulk;
+    p.kernel_name = chunks > 1 ? "rows_bulk_ring_split" : "rows_bulk_ring";
+    p.launch[0] = threads;
+    p.launch[1] = chunks;
+    p.launch[2] = slice;
+    p.launch[3] = ring.stages;
+    // The dense-row plan's workspace stays covered: it runs unaligned data.
+    const size_t ws = bulk_workspace_bytes(rows, chunks);
+    if (ws > p.workspace_bytes) p.workspace_bytes = ws;
+#else
+    (void)p, (void)info, (void)use;
+#endif
+    return OPRT_SUCCESS;
+}
+
+// Bulk copies need 16-byte aligned rows in and out (the plan checked the row
+// length): the base pointers and every outer stride.
+bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
+    if (reinterpret_cast<uintptr_t>(in) % gpu::kVectorBytes != 0 || reinterpret_cast<uintptr_t>(out) % gpu::kVectorBytes != 0)
+        return false;
+    for (int d = 0; d < p.outer_ndim; ++d)
+        if (p.outer_shape[d] > 1 &&
+            ((p.in_outer_strides[d] * esize) % gpu::kVectorBytes != 0 || (p.out_outer_strides[d] * esize) % gpu::kVectorBytes != 0))
+            return false;
+    return true;
+}
+
+template <typename T>
+oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
+                          dev::stream_t stream) {
+    gpu::DeviceInfo info;
+    oprt_status_t s = gpu::current_device(kOp, &info);
+    if (s != OPRT_SUCCESS) return s;
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+    BulkRows q;
+    q.rows = p.outer;
+    q.L = p.axis_len;
+    q.chunks = p.launch[1];
+    q.slice = p.launch[2];
+    q.stages = int32_t(p.launch[3]);
+    q.ix = ix;
+    const int threads = int(p.launch[0]);
+    const size_t smem = size_t(q.stages * q.slice) * sizeof(T);
+    const void *kernel = bulk_kernel_address<T>();
+    int64_t resident = 0;
+    if ((s = bulk_resident_blocks(kOp, kernel, threads, smem, info, &resident)) != OPRT_SUCCESS) return s;
+    // Unaligned data, or a device that cannot hold a split row's blocks at once
+    // (the plan was made on another): the dense-row kernels.
+    if (bulk_aligned(p, in, out, int64_t(sizeof(T))) && resident >= q.chunks) {
+        q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
+        const unsigned blocks = unsigned(q.row_groups * q.chunks);
+        if (q.chunks == 1) {
+            softmax_rows_bulk_kernel<T><<<blocks, unsigned(threads), smem, stream>>>(in, out, q);
+            return OPRT_SUCCESS;
+        }
+        const uintptr_t ws = (reinterpret_cast<uintptr_t>(args.workspace) + kWorkspaceAlign - 1) / kWorkspaceAlign *
+                             kWorkspaceAlign;
+        q.partials = reinterpret_cast<unsigned long long *>(ws);
+        cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, size_t(q.rows * q.chunks) * sizeof(unsigned long long), stream);
+        if (e != cudaSuccess) {  // all ones: no slice published yet
+            (void)cudaGetLastError();
+            return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots)", int(e));
+        }
+        // Cooperative: every block resident at once, so a block waiting for its
+        // row's other slices never waits for a block that cannot start.
+        cudaLaunchConfig_t config{};
+        config.gridDim = dim3(blocks, 1, 1);
+        config.blockDim = dim3(unsigned(threads), 1, 1);
+        config.dynamicSmemBytes = smem;
+        config.stream = stream;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeCooperative;
+        attr[0].val.cooperative = 1;
+        config.attrs = attr;
+        config.numAttrs = 1;
+        e = cudaLaunchKernelEx(&config, &softmax_rows_bulk_kernel<T>, in, out, q);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return gpu::runtime_error(kOp, "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)", int(e));
+        }
+        return OPRT_SUCCESS;
+    }
+#else
+    (void)in, (void)out, (void)ix;
+#endif
+    AxisPlan dense = p;
+    dense.workspace_bytes = 0;
+    if ((s = plan_dense_rows(dense, info)) != OPRT_SUCCESS) return s;
+    return run_typed<T>(dense, args, stream);
+}
+
+oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
+    p.workspace_bytes = 0;
     const int64_t P = elems_per_vector(p.dtype);
     if (p.in_numel == 0) {  // nothing will run; any valid choice
         p.kernel = kRowsWarp;
@@ -315,50 +590,13 @@ oprt_status_t plan(AxisPlan &p) {
         return OPRT_SUCCESS;
     }
     gpu::DeviceInfo info;
-    const oprt_status_t s = gpu::current_device(kPlanOp, &info);
+    oprt_status_t s = gpu::current_device(kPlanOp, &info);
     if (s != OPRT_SUCCESS) return s;
     const int64_t sms = info.sm_count;
 
     if (p.rows_contiguous(/*check_out_axis=*/true)) {
-        if (L <= kWarpMaxCols) {
-            p.kernel = kRowsWarp;
-            if (L <= P * (dev::kWarpSize / 2)) {
-                p.kernel_name = "rows_subwarp_registers";
-                p.launch[0] = next_pow2(ceil_div(L, P));
-                p.launch[1] = P;
-            } else if (L <= P * dev::kWarpSize && p.outer >= kHalfWarpMinRowsPerSm * sms) {
-                // Two vectors on each of half a warp's lanes: more bytes in flight
-                // per thread when rows fill the GPU ((32768, 128) f32: 10.3 us
-                // against 12.0); a few rows finish sooner on 32 lanes.
-                p.kernel_name = "rows_subwarp_registers";
-                p.launch[0] = dev::kWarpSize / 2;
-                p.launch[1] = 2 * P;
-            } else {
-                p.kernel_name = "rows_warp_registers";
-                p.launch[0] = dev::kWarpSize;
-                const int64_t cols = next_pow2(ceil_div(L, dev::kWarpSize));
-                p.launch[1] = cols > P ? cols : P;
-            }
-            return OPRT_SUCCESS;
-        }
-        if (L <= (P == 4 ? kRegisterMaxColsF32 : kRegisterMaxCols16)) {
-            // Threads in multiples of 64 (valid for 32- and 64-lane warps), as
-            // few as hold the row at the measured values per thread.
-            const int64_t vecs = ceil_div(L, P);
-            const int64_t per_thread = P == 4 ? (L <= 4096 ? 4 : 8) : 2;
-            const int64_t threads = clamp64(round_up(ceil_div(vecs, per_thread), 64), 64, 1024);
-            p.kernel = kRowsBlockRegisters;
-            p.kernel_name = "rows_block_registers";
-            p.launch[0] = threads;
-            p.launch[1] = ceil_div(vecs, threads);
-            return OPRT_SUCCESS;
-        }
-        switch (p.dtype) {
-        case OPRT_DTYPE_F32: return plan_long_rows<float>(p, info);
-        case OPRT_DTYPE_F16: return plan_long_rows<dev::half_t>(p, info);
-        case OPRT_DTYPE_BF16: return plan_long_rows<dev::bf16_t>(p, info);
-        }
-        return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
+        if ((s = plan_dense_rows(p, info)) != OPRT_SUCCESS) return s;
+        return plan_bulk_rows(p, info, bulk);
     }
 
     if (p.outer * p.inner >= kSlicesPerSmForThreads * sms) {
@@ -373,6 +611,10 @@ oprt_status_t plan(AxisPlan &p) {
     p.launch[1] = kStridedThreads / bx;
     return OPRT_SUCCESS;
 }
+
+}  // namespace
+
+oprt_status_t plan(AxisPlan &p) { return plan_with(p, BulkUse::kWhereFaster); }
 
 // ---- The kernel ladder (oprt_list_softmax_variants), plain to fastest -------------
 namespace {
@@ -399,17 +641,30 @@ oprt_status_t plan_online(AxisPlan &p) {
     return OPRT_SUCCESS;
 }
 
-// The top step: the plan's kernels for dense rows (registers, shared memory,
-// or for rows longer than shared memory the streaming two-pass kernels).
-oprt_status_t plan_on_chip(AxisPlan &p) {
-    // A length-1 axis (all ones, any layout) is the plan's too.
+// Dense rows only (a length-1 axis, all ones in any layout, is dense too).
+oprt_status_t require_dense_rows(const AxisPlan &p, const char *step) {
     if (p.axis_len > 1 && !p.rows_contiguous(/*check_out_axis=*/true))
         return fail(OPRT_ERR_NOT_SUPPORTED,
-                    "'on_chip' keeps dense rows on chip: the softmax axis must have stride 1 in and out "
+                    "'%s' keeps dense rows on chip: the softmax axis must have stride 1 in and out "
                     "with nothing after it (here axis strides %lld / %lld, inner run %lld); use "
                     "'three_pass', 'warp_fused', 'online' or 'auto'",
-                    (long long)p.in_axis_stride, (long long)p.out_axis_stride, (long long)p.inner);
-    return plan(p);
+                    step, (long long)p.in_axis_stride, (long long)p.out_axis_stride, (long long)p.inner);
+    return OPRT_SUCCESS;
+}
+
+// Rows held on chip: registers, shared memory, or for rows longer than shared
+// memory the streaming two-pass kernels; loads through registers.
+oprt_status_t plan_on_chip(AxisPlan &p) {
+    const oprt_status_t s = require_dense_rows(p, "on_chip");
+    return s != OPRT_SUCCESS ? s : plan_with(p, BulkUse::kNever);
+}
+
+// The top step: on_chip, with every row of >= 1024 columns loaded by the
+// SM's bulk-copy unit into a double buffer, split over blocks that swap
+// their (max, sum) when a row is longer than a block's buffer (sm_90).
+oprt_status_t plan_bulk_async(AxisPlan &p) {
+    const oprt_status_t s = require_dense_rows(p, "bulk_async");
+    return s != OPRT_SUCCESS ? s : plan_with(p, BulkUse::kWherever);
 }
 
 const Variant<AxisPlan> kLadderSteps[] = {
@@ -417,11 +672,12 @@ const Variant<AxisPlan> kLadderSteps[] = {
     {"warp_fused", &plan_warp_fused},
     {"online", &plan_online},
     {"on_chip", &plan_on_chip},
+    {"bulk_async", &plan_bulk_async},
 };
 
 }  // namespace
 
-const VariantList<AxisPlan> ladder = {kLadderSteps, 4};
+const VariantList<AxisPlan> ladder = {kLadderSteps, 5};
 
 oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     oprt_status_t s;

@@ -90,7 +90,10 @@ TEST_F(NvidiaPlanPaths, OneInputBroadcast) {
 
 // ---- softmax ----------------------------------------------------------------------
 
+// The on_chip ladder step: the kernels that load through registers (the plan
+// takes the bulk kernel instead for some of these lengths, tested below).
 TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
+    UseVariant on_chip("on_chip");
     for (oprt_dtype_t dt : all_dtypes()) {
         const int64_t P = dt == OPRT_DTYPE_F32 ? 4 : 8;
         {
@@ -127,11 +130,15 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
 }
 
 TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
+    UseVariant on_chip("on_chip");
     for (oprt_dtype_t dt : all_dtypes()) {
         // Past the register limit with enough rows to fill the GPU: one block
         // per row, the row in its shared memory (as f32: up to ~57K columns).
         ExpectKernel k("rows_block_smem");
         check_softmax(dt, {{150, 16385}}, 1);
+        // Exactly 48 KB of dynamic shared memory: with the static part above
+        // the default limit, so the kernel must opt in (it did not, once).
+        if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{150, 12288}}, 1);
         check_softmax(dt, {{150, 20003}}, 1);  // odd rows: every other row misaligned
         check_softmax(dt, {{150, 20000}}, 1, /*specials=*/true);
         check_softmax(dt, {{150, 40000}}, 1);
@@ -140,6 +147,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
 }
 
 TEST_F(NvidiaPlanPaths, SoftmaxLongRowsTwoPass) {
+    UseVariant on_chip("on_chip");
     for (oprt_dtype_t dt : all_dtypes()) {
         const bool f32 = dt == OPRT_DTYPE_F32;
         {
@@ -162,6 +170,56 @@ TEST_F(NvidiaPlanPaths, SoftmaxLongRowsTwoPass) {
             check_softmax(dt, {{100, 120000}}, 1);
             check_softmax(dt, {{100, 200003}}, 1);
         }
+    }
+}
+
+TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
+    // Rows loaded by bulk asynchronous copies into a ring of shared-memory buffers (sm_90).
+    UseVariant bulk("bulk_async");
+    for (oprt_dtype_t dt : all_dtypes()) {
+        {
+            ExpectKernel k("rows_bulk_ring");  // a row per block
+            for (int64_t L : {1024, 1280, 2304, 3000, 4096})
+                check_softmax(dt, {{300, L}}, 1);
+            check_softmax(dt, {{300, 4096}}, 1, /*specials=*/true);
+            check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
+            check_softmax(dt, {{300, 4096}, {}, 1}, 1);  // unaligned data: the dense-row kernels run it
+            check_softmax(dt, {{600, 2048}}, 1, true);  // more rows than resident blocks: both buffers cycle
+        }
+        {
+            ExpectKernel k("rows_bulk_ring_split");  // slices of a row over blocks that swap (max, sum)
+            check_softmax(dt, {{300, 60000}}, 1);
+            check_softmax(dt, {{4, 100000}}, 1, true);  // few rows: split finer
+            check_softmax(dt, {{1, 65536}}, 1);  // one row over 16-32 blocks
+            check_softmax(dt, {{20, 1000000}}, 1, true);  // several rows per block, cooperative waits
+            check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // unaligned: the two-pass kernels
+        }
+        // Rows of a length that is not whole 16-byte vectors: the dense-row kernels.
+        check_softmax(dt, {{37, 4097}}, 1);
+        check_softmax(dt, {{5, 100001}}, 1, true);
+    }
+}
+
+TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
+    // The plan (no variant set): 16-bit rows from 2048 columns and f32 long rows
+    // with few rows take the bulk kernel; the rest keep the on_chip kernels.
+    for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
+        ExpectKernel k("rows_bulk_ring");
+        check_softmax(dt, {{300, 2048}}, 1);
+        check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
+    }
+    for (oprt_dtype_t dt : all_dtypes()) {
+        ExpectKernel k("rows_bulk_ring_split");
+        check_softmax(dt, {{20, 1000000}}, 1);
+    }
+    {
+        ExpectKernel k("rows_block_registers");
+        check_softmax(OPRT_DTYPE_F32, {{300, 4096}}, 1);
+        check_softmax(OPRT_DTYPE_BF16, {{300, 1536}}, 1);
+    }
+    {
+        ExpectKernel k("rows_long_block_two_pass");  // f32, rows enough to fill the GPU
+        check_softmax(OPRT_DTYPE_F32, {{300, 60000}}, 1);
     }
 }
 
