@@ -13,7 +13,8 @@
 //
 // Per slice: a block max, then the exps against it and a block sum (f32 keeps
 // the exps in place; 16-bit slices recompute them with the one-instruction
-// 2^x of x * log2(e) - max * log2(e), one fused multiply-add), then for split
+// 2^x of (x - max) * log2(e): the difference first, since max * log2(e)
+// rounded would be off by far more than 1 near the range limits), then for split
 // rows the row's (max, sum) from every slice's pair, each slice rescaled by
 // exp(slice max - row max). A split row's pairs go through one 8-byte slot per
 // slice in the workspace (set to all ones before the launch): a block
@@ -44,7 +45,6 @@ struct BulkRows {
 constexpr int kBulkMaxThreads = 512;
 constexpr int kBulkMinStages = 3;  // the slice being written, the next one reduced, one in flight
 constexpr int kBulkMaxStages = 8;
-constexpr float kLog2e = 1.44269504088896341f;
 // An unpublished (max, sum) slot: a max with all bits set is a NaN, which a
 // published max never is (fmaxf skips NaN and starts from -inf).
 constexpr unsigned long long kSlotEmpty = ~0ull;
@@ -116,11 +116,10 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int64_t nv, gpu::BlockReduc
             gpu::store_vec<P>(x + q * P, v);
         }
     } else if (m != neg_inf()) {  // uniform over the block
-        const float ml = m * kLog2e;
         for (int64_t q = tid; q < nv; q += nt) {
             const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
-            for (int e = 0; e < P; ++e) s += dev::exp2_approx(fmaf(dev::to_f32(v.v[e]), kLog2e, -ml));
+            for (int e = 0; e < P; ++e) s += exp_out<T>(dev::to_f32(v.v[e]) - m);
         }
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
@@ -144,12 +143,10 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int64
             gpu::store_vec<P>(y + q * P, v);
         }
     } else {
-        const float ml = row.a * kLog2e;
         for (int64_t q = tid; q < nv; q += nt) {
             Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
-            for (int e = 0; e < P; ++e)
-                v.v[e] = dev::from_f32<T>(dev::exp2_approx(fmaf(dev::to_f32(v.v[e]), kLog2e, -ml)) * inv);
+            for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(exp_out<T>(dev::to_f32(v.v[e]) - row.a) * inv);
             gpu::store_vec<P>(y + q * P, v);
         }
     }

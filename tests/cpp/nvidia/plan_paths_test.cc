@@ -90,6 +90,9 @@ TEST_F(NvidiaPlanPaths, OneInputBroadcast) {
 
 // ---- softmax ----------------------------------------------------------------------
 
+// Uniform inputs spread this wide sit near the dtype's largest finite values.
+float near_range_limit(oprt_dtype_t dt) { return dt == OPRT_DTYPE_F16 ? 6.0e4f : 1.0e30f; }
+
 // The on_chip ladder step: the kernels that load through registers (the plan
 // takes the bulk kernel instead for some of these lengths, tested below).
 TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
@@ -110,6 +113,10 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
             check_softmax(dt, {{37, P * 32}}, 1, true);
             check_softmax(dt, {{37, P * 32 + 1}}, 1);
             check_softmax(dt, {{37, 1024}}, 1);
+            // Rows enough to fill the GPU, specials, misaligned rows, values near the range limit.
+            check_softmax(dt, {{600, 1024}}, 1, /*specials=*/true);
+            check_softmax(dt, {{600, 1000}, {}, 1}, 1);  // misaligned: element loads and -inf padding
+            check_softmax(dt, {{600, 1024}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
         }
         const int64_t reg_max = dt == OPRT_DTYPE_F32 ? 16384 : 8192;
         {
@@ -185,6 +192,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
             check_softmax(dt, {{300, 4096}, {}, 1}, 1);  // unaligned data: the dense-row kernels run it
             check_softmax(dt, {{600, 2048}}, 1, true);  // more rows than resident blocks: both buffers cycle
+            // Values near the type's range limit: exp(x - max) must take the
+            // difference first (max * log2(e), rounded, is off by far more than 1).
+            check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
         }
         {
             ExpectKernel k("rows_bulk_ring_split");  // slices of a row over blocks that swap (max, sum)
@@ -193,6 +203,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{1, 65536}}, 1);  // one row over 16-32 blocks
             check_softmax(dt, {{20, 1000000}}, 1, true);  // several rows per block, cooperative waits
             check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // unaligned: the two-pass kernels
+            check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
         }
         // Rows of a length that is not whole 16-byte vectors: the dense-row kernels.
         check_softmax(dt, {{37, 4097}}, 1);
