@@ -6,10 +6,10 @@
 // whole row, or one of `chunks` slices of it) and a ring of `stages`
 // shared-memory buffers: while it reduces and writes the slice in one buffer,
 // the copy unit fills the others with the slices of its next rows
-// (gpu_bulk_copy.cuh). Rows
-// longer than one block's buffer are split over `chunks` blocks that swap
-// their (max, sum) through global memory; the launch is cooperative, so all
-// blocks of a row are resident together and the wait always ends.
+// (gpu_bulk_copy.cuh). Rows longer than one block's buffer are split over
+// `chunks` blocks that swap their (max, sum) through global memory; the launch
+// is cooperative, so all blocks of a row are resident together and the wait
+// always ends.
 //
 // Per slice: a block max, then the exps against it and a block sum (f32 keeps
 // the exps in place; 16-bit slices recompute them with the one-instruction
