@@ -576,6 +576,14 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     AxisPlan dense = p;
     dense.workspace_bytes = 0;
     if ((s = plan_dense_rows(dense, info)) != OPRT_SUCCESS) return s;
+    if (dense.workspace_bytes > p.workspace_bytes) {
+        // Planned here, on a device unlike the planning one, the dense-row plan
+        // wants more workspace than the caller was told to give: the
+        // block-per-row two-pass kernel needs none and takes any row.
+        dense.kernel = kRowsLong;
+        dense.launch[0] = kLongThreads;
+        dense.workspace_bytes = 0;
+    }
     return run_typed<T>(dense, args, stream);
 }
 
