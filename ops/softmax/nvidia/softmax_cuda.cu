@@ -503,17 +503,18 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     return OPRT_SUCCESS;
 }
 
-// Bulk copies need 16-byte aligned rows in and out (the plan checked the row
-// length): the base pointers and every outer stride.
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+// Bulk copies need aligned rows in and out (the plan checked the row length):
+// the base pointers and every outer stride.
 bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
-    if (reinterpret_cast<uintptr_t>(in) % gpu::kVectorBytes != 0 || reinterpret_cast<uintptr_t>(out) % gpu::kVectorBytes != 0)
-        return false;
+    constexpr int64_t A = gpu::bulk::kAlign;
+    if (reinterpret_cast<uintptr_t>(in) % A != 0 || reinterpret_cast<uintptr_t>(out) % A != 0) return false;
     for (int d = 0; d < p.outer_ndim; ++d)
-        if (p.outer_shape[d] > 1 &&
-            ((p.in_outer_strides[d] * esize) % gpu::kVectorBytes != 0 || (p.out_outer_strides[d] * esize) % gpu::kVectorBytes != 0))
+        if (p.outer_shape[d] > 1 && ((p.in_outer_strides[d] * esize) % A != 0 || (p.out_outer_strides[d] * esize) % A != 0))
             return false;
     return true;
 }
+#endif
 
 template <typename T>
 oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
