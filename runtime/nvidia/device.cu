@@ -314,6 +314,15 @@ bool clusters_allowed() {
     return v == nullptr || v[0] == '\0' || v[0] == '0';
 }
 
+bool overlapped_launch_allowed() {
+    static const bool disabled = [] {
+        const char *v = std::getenv("OPRT_DISABLE_OVERLAPPED_LAUNCH");
+        return v != nullptr && v[0] != '\0' && v[0] != '0';
+    }();
+    DeviceInfo info;
+    return !disabled && current_device("launch", &info) == OPRT_SUCCESS && info.cc_major >= 9;
+}
+
 oprt_status_t max_active_clusters(const char *op, const void *kernel, int cluster, int threads,
                                   size_t smem, int *clusters) {
     *clusters = 0;

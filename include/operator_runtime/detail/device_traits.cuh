@@ -93,6 +93,43 @@ __device__ __forceinline__ float exp2_approx(float x) {
 #endif
 }
 
+// ---- One 16-byte store to global memory ------------------------------------------
+// For kernels where the compiler, having split a 16-byte vector into elements,
+// emits four 4-byte stores for a plain vector store (the bulk softmax kernel's
+// write pass): the instruction is stated, so it stays one access.
+__device__ __forceinline__ void store_global_16(void *p, uint4 bits) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(bits.x), "r"(bits.y), "r"(bits.z),
+                 "r"(bits.w)
+                 : "memory");
+#else
+    *static_cast<uint4 *>(p) = bits;
+#endif
+}
+
+// ---- Programmatic dependent launch (sm_90) -------------------------------------
+// A kernel launched with gpu::launch_overlapped may start while the kernel
+// before it in the stream is still finishing (its launch and prologue hide
+// behind the other's tail). Such a kernel calls wait_prior_grid() before its
+// first global-memory access: it returns once the previous kernel has
+// completed and its writes are visible (at once for a plain launch).
+// allow_next_grid() lets the next kernel launch before this one ends.
+__device__ __forceinline__ void wait_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void allow_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" :::);
+#endif
+}
+// Host side: whether launch code may ask for overlapped launches. Other
+// toolchains set 0 and launch plainly.
+#ifndef OPRT_DEVICE_HAS_PDL_LAUNCH
+#define OPRT_DEVICE_HAS_PDL_LAUNCH 1
+#endif
+
 // ---- Thread-block clusters (sm_90) -------------------------------------------------
 // A cluster is a group of blocks scheduled together on one GPC that can read
 // each other's shared memory (distributed shared memory) and share a barrier.

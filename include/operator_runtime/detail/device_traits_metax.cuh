@@ -30,6 +30,7 @@
 #define OPRT_DEVICE_HAS_CLUSTERS 0
 #define OPRT_DEVICE_HAS_CLUSTER_LAUNCH 0
 #define OPRT_DEVICE_HAS_BULK_COPY_LAUNCH 0
+#define OPRT_DEVICE_HAS_PDL_LAUNCH 0
 
 namespace oprt::dev {
 
@@ -79,6 +80,13 @@ template <> __device__ __forceinline__ bf16_t from_f32<bf16_t>(float v) { return
 // ---- Fast exponential ------------------------------------------------------------
 // No PTX here: the toolchain's fast 2^x (exp2f under fast math).
 __device__ __forceinline__ float exp2_approx(float x) { return exp2f(x); }
+
+// ---- One 16-byte store to global memory ------------------------------------------
+__device__ __forceinline__ void store_global_16(void *p, uint4 bits) { *static_cast<uint4 *>(p) = bits; }
+
+// ---- Programmatic dependent launch: none on MetaX; kernels launch plainly ------
+__device__ __forceinline__ void wait_prior_grid() {}
+__device__ __forceinline__ void allow_next_grid() {}
 
 // ---- Thread-block clusters: none on MetaX; the one-block case ------------------
 __device__ __forceinline__ unsigned cluster_rank() { return 0; }

@@ -193,6 +193,7 @@ __device__ __forceinline__ Vec<T, N> apply_vec(const Op &op, const Vec<T, N> &a,
 template <typename T, int NIn, int N, typename Op>
 __global__ void __launch_bounds__(kEwThreads)
 elementwise_contiguous_kernel(T *out, const T *in0, const T *in1, int64_t n, int64_t head, Op op) {
+    enter_overlapped_kernel();
     const int64_t nvec = (n - head) / N;
     const int64_t body_end = head + nvec * N;
     const int64_t gid = global_thread_index();
@@ -228,6 +229,7 @@ template <typename T, int NIn, int N, int B, int kMode, typename Op>
 __global__ void __launch_bounds__(kEwThreads)
 elementwise_broadcast_kernel(T *out, const T *in0, const T *in1, int64_t n, int64_t C, FastDivmod cdiv, Op op) {
     static_assert(B == 0 || (B == 1 && NIn == 2), "the repeated input exists");
+    enter_overlapped_kernel();
     const T *row = B == 0 ? in0 : in1;
     const T *dense = B == 0 ? in1 : in0;  // unused when NIn == 1
     const int64_t nvec = n / N;
@@ -304,6 +306,7 @@ template <typename T, int NIn, typename Index, typename Op>
 __global__ void __launch_bounds__(kEwThreads)
 elementwise_strided_kernel(T *out, const T *in0, const T *in1, StridedLayout L, Op op) {
     constexpr int kOps = NIn + 1;
+    enter_overlapped_kernel();
     const int64_t tile = int64_t(blockDim.x) * kEwUnroll;
     for (int64_t base = int64_t(blockIdx.x) * tile; base < L.numel; base += int64_t(gridDim.x) * tile) {
         T a[kEwUnroll], b[kEwUnroll];
@@ -374,8 +377,8 @@ inline unsigned one_vector_blocks(int64_t nvec) {
 
 template <typename T, int NIn, int N, typename Op>
 void launch_contiguous(T *out, const T *in0, const T *in1, int64_t n, int64_t head, Op op, dev::stream_t stream) {
-    elementwise_contiguous_kernel<T, NIn, N, Op>
-        <<<one_vector_blocks((n - head) / N), kEwThreads, 0, stream>>>(out, in0, in1, n, head, op);
+    launch_overlapped(&elementwise_contiguous_kernel<T, NIn, N, Op>, one_vector_blocks((n - head) / N), kEwThreads,
+                      0, stream, out, in0, in1, n, head, op);
 }
 
 template <typename T, int NIn, int B, typename Op>
@@ -385,14 +388,14 @@ void launch_broadcast(T *out, const T *in0, const T *in1, int64_t n, int64_t C, 
     const unsigned blocks = one_vector_blocks(n / N);
     const FastDivmod cdiv(uint32_t(C <= INT32_MAX ? C : 1));  // used only when n <= INT32_MAX (so C is too)
     if (C == 1) {
-        elementwise_broadcast_kernel<T, NIn, N, B, kBcastScalar, Op>
-            <<<blocks, kEwThreads, 0, stream>>>(out, in0, in1, n, C, cdiv, op);
+        launch_overlapped(&elementwise_broadcast_kernel<T, NIn, N, B, kBcastScalar, Op>, blocks, kEwThreads, 0, stream, out,
+                          in0, in1, n, C, cdiv, op);
     } else if (C % N == 0 && aligned_to(row, kVectorBytes)) {
-        elementwise_broadcast_kernel<T, NIn, N, B, kBcastRowVec, Op>
-            <<<blocks, kEwThreads, 0, stream>>>(out, in0, in1, n, C, cdiv, op);
+        launch_overlapped(&elementwise_broadcast_kernel<T, NIn, N, B, kBcastRowVec, Op>, blocks, kEwThreads, 0, stream, out,
+                          in0, in1, n, C, cdiv, op);
     } else {
-        elementwise_broadcast_kernel<T, NIn, N, B, kBcastRowElem, Op>
-            <<<blocks, kEwThreads, 0, stream>>>(out, in0, in1, n, C, cdiv, op);
+        launch_overlapped(&elementwise_broadcast_kernel<T, NIn, N, B, kBcastRowElem, Op>, blocks, kEwThreads, 0, stream, out,
+                          in0, in1, n, C, cdiv, op);
     }
 }
 
@@ -426,11 +429,11 @@ void launch_strided(const ElementwisePlan &p, T *out, const T *in0, const T *in1
     }
     const int64_t blocks = clamp64(ceil_div(p.numel, int64_t(kEwThreads) * kEwUnroll), 1, kMaxGridBlocks);
     if (index32)
-        elementwise_strided_kernel<T, NIn, uint32_t, Op>
-            <<<unsigned(blocks), kEwThreads, 0, stream>>>(out, in0, in1, L, op);
+        launch_overlapped(&elementwise_strided_kernel<T, NIn, uint32_t, Op>, unsigned(blocks), kEwThreads, 0, stream,
+                          out, in0, in1, L, op);
     else
-        elementwise_strided_kernel<T, NIn, uint64_t, Op>
-            <<<unsigned(blocks), kEwThreads, 0, stream>>>(out, in0, in1, L, op);
+        launch_overlapped(&elementwise_strided_kernel<T, NIn, uint64_t, Op>, unsigned(blocks), kEwThreads, 0, stream,
+                          out, in0, in1, L, op);
 }
 
 // Runs the plan's kernel for storage type T on args.stream. The frontend has

@@ -97,6 +97,12 @@ oprt_status_t kernel_ptx_version(const char *op, const void *kernel, int *versio
 // tests use it to reach the portable fallbacks on a GPU that has clusters).
 bool clusters_allowed();
 
+// Whether kernels may be launched overlapped with the kernel before them
+// (programmatic dependent launch, gpu::launch_overlapped): a device of compute
+// capability 9.0 or newer, unless the environment sets
+// OPRT_DISABLE_OVERLAPPED_LAUNCH=1 (read once; for measuring the difference).
+bool overlapped_launch_allowed();
+
 // How many clusters of `cluster` blocks of `threads` threads with `smem` bytes
 // of dynamic shared memory can run at once on the current device (0 when none
 // can, e.g. a cluster size the device does not support). Allows `kernel`

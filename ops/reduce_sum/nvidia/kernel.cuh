@@ -75,6 +75,7 @@ __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, in
 // Trivial: one thread per output; `in` is never read (it may be NULL).
 template <typename T>
 __global__ void reduce_zero_kernel(T *out, int64_t outer, int64_t inner, OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     for (int64_t t = gpu::global_thread_index(); t < outer * inner; t += gpu::grid_threads()) {
         const int64_t o = t / inner;
         int64_t io, oo;
@@ -91,6 +92,7 @@ template <typename Tin, typename Tout, int G>
 __global__ void __launch_bounds__(256)
 reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     const int lane = int(threadIdx.x) % G;
     const int64_t groups_per_block = blockDim.x / G;
     // `base` is the same for the whole block, so every lane of a warp runs the
@@ -116,6 +118,7 @@ template <typename Tin, typename Tout>
 __global__ void __launch_bounds__(1024)
 reduce_rows_block_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         int64_t io, oo;
@@ -134,6 +137,7 @@ template <typename T>
 __global__ void __launch_bounds__(1024)
 reduce_rows_split_kernel(const T *__restrict__ in, float *__restrict__ partial, int64_t rows, int64_t L,
                          int64_t chunks, int64_t chunk_len, OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
         const int64_t row = b / chunks;
@@ -155,6 +159,7 @@ template <typename Tin, typename Tout>
 __global__ void __launch_bounds__(1024)
 reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                            int64_t chunk_len, OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     __shared__ float slot[2];  // this block's partial, by row parity
     const unsigned C = dev::cluster_size();
@@ -211,6 +216,7 @@ template <typename Tin, typename Tout, int V, bool kCluster = false>
 __global__ void __launch_bounds__(1024)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                          float *__restrict__ partial, InnerParams p) {
+    gpu::enter_overlapped_kernel();
     extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
     const int tx = int(threadIdx.x) % p.bx;
     const int ty = int(threadIdx.x) / p.bx;
@@ -310,6 +316,7 @@ template <typename T>
 __global__ void __launch_bounds__(256)
 reduce_strided_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t outer, int64_t L, int64_t S,
                       OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     for (int64_t o = gpu::global_thread_index(); o < outer; o += gpu::grid_threads()) {
         int64_t io, oo;
         ix.offsets(o, &io, &oo);

@@ -163,12 +163,13 @@ void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const gpu::O
         with_lanes<dev::kWarpSize>(rc.lanes, [&](auto lanes) {
             constexpr int G = decltype(lanes)::value;
             const int64_t blocks = clamp64(ceil_div(rows, kGroupThreads / G), 1, kMaxGridBlocks);
-            reduce_rows_group_kernel<Tin, Tout, G>
-                <<<unsigned(blocks), kGroupThreads, 0, stream>>>(in, out, rows, L, ix);
+            gpu::launch_overlapped(&reduce_rows_group_kernel<Tin, Tout, G>, unsigned(blocks), kGroupThreads, 0, stream,
+                                   in, out, rows, L, ix);
         });
     } else {
         const int64_t blocks = clamp64(rows, 1, kMaxGridBlocks);
-        reduce_rows_block_kernel<Tin, Tout><<<unsigned(blocks), rc.threads, 0, stream>>>(in, out, rows, L, ix);
+        gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout>, unsigned(blocks), unsigned(rc.threads), 0, stream,
+                               in, out, rows, L, ix);
     }
 }
 
@@ -183,7 +184,8 @@ void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V
     const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
     with_vector_width<gpu::vector_width<Tin>()>(V, [&](auto width) {
         constexpr int kV = decltype(width)::value;
-        reduce_inner_tile_kernel<Tin, Tout, kV><<<grid, threads, smem, stream>>>(in, out, partial, q);
+        gpu::launch_overlapped(&reduce_inner_tile_kernel<Tin, Tout, kV>, grid, unsigned(threads), smem, stream, in, out,
+                               partial, q);
     });
 }
 
@@ -217,13 +219,13 @@ oprt_status_t launch_inner_cluster(const T *in, T *out, InnerParams q, int V, co
         config.blockDim = dim3(unsigned(threads), 1, 1);
         config.dynamicSmemBytes = smem;
         config.stream = stream;
-        cudaLaunchAttribute attr[1];
+        cudaLaunchAttribute attr[2];
         attr[0].id = cudaLaunchAttributeClusterDimension;
         attr[0].val.clusterDim.x = 1;
         attr[0].val.clusterDim.y = unsigned(q.chunks);
         attr[0].val.clusterDim.z = 1;
         config.attrs = attr;
-        config.numAttrs = 1;
+        config.numAttrs = gpu::add_overlapped_attribute(attr, 1);
         const cudaError_t e = cudaLaunchKernelEx(&config, kernel, in, out, static_cast<float *>(nullptr), q);
         if (e != cudaSuccess) {
             (void)cudaGetLastError();
@@ -250,13 +252,13 @@ oprt_status_t launch_rows_cluster(const T *in, T *out, int64_t rows, int64_t L, 
     config.blockDim = dim3(unsigned(threads), 1, 1);
     config.dynamicSmemBytes = 0;
     config.stream = stream;
-    cudaLaunchAttribute attr[1];
+    cudaLaunchAttribute attr[2];
     attr[0].id = cudaLaunchAttributeClusterDimension;
     attr[0].val.clusterDim.x = unsigned(C);
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     config.attrs = attr;
-    config.numAttrs = 1;
+    config.numAttrs = gpu::add_overlapped_attribute(attr, 1);
     const cudaError_t e = cudaLaunchKernelEx(&config, kernel, in, out, rows, L, chunk_len, ix);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
@@ -323,7 +325,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     switch (p.kernel) {
     case kZero: {
         const int64_t blocks = clamp64(ceil_div(p.outer * p.inner, 256), 1, kMaxGridBlocks);
-        reduce_zero_kernel<T><<<unsigned(blocks), 256, 0, stream>>>(out, p.outer, p.inner, ix);
+        gpu::launch_overlapped(&reduce_zero_kernel<T>, unsigned(blocks), 256, 0, stream, out, p.outer, p.inner, ix);
         return OPRT_SUCCESS;
     }
     case kRowsGroup:
@@ -333,8 +335,8 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
         float *partial = aligned_workspace(args.workspace);
         const int64_t blocks = clamp64(p.outer * chunks, 1, kMaxGridBlocks);
-        reduce_rows_split_kernel<T>
-            <<<unsigned(blocks), threads, 0, stream>>>(in, partial, p.outer, L, chunks, chunk_len, ix);
+        gpu::launch_overlapped(&reduce_rows_split_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in, partial,
+                               p.outer, L, chunks, chunk_len, ix);
         gpu::OuterIndex fix = ix;  // partials of a row are dense, `chunks` apart
         fix.in_row_stride = chunks;
         launch_rows<float, T>(partial, out, p.outer, chunks, fix, stream);
@@ -342,8 +344,8 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     }
     case kStrided: {
         const int64_t blocks = clamp64(ceil_div(p.outer, kStridedThreads), 1, kMaxGridBlocks);
-        reduce_strided_kernel<T>
-            <<<unsigned(blocks), kStridedThreads, 0, stream>>>(in, out, p.outer, L, p.in_axis_stride, ix);
+        gpu::launch_overlapped(&reduce_strided_kernel<T>, unsigned(blocks), kStridedThreads, 0, stream, in, out, p.outer,
+                               L, p.in_axis_stride, ix);
         return OPRT_SUCCESS;
     }
     case kRowsCluster:

@@ -192,6 +192,152 @@ TEST_F(NvidiaGraph, EveryOperatorCapturedAndReplayed) {
     }
 }
 
+// ---- Dependent launches: each kernel reads what the one before it wrote -------------
+// On sm_90 kernels are launched overlapped with the previous one (programmatic
+// dependent launch): a kernel that touched memory before waiting for the
+// previous grid would read stale data here. A chain of operators, each reading
+// the previous result, run back to back without synchronizing, eagerly and as
+// a replayed graph. Integer values keep f32 results exact.
+TEST_F(NvidiaGraph, DependentChainSeesEveryPreviousResult) {
+    const int64_t rows = 4097, cols = 33, n = rows * cols, long_cols = 262144;
+    constexpr int kRounds = 24;
+    Tensor x0, x, y, ones, row_sums, total, z, sm, big, big_copy, big_sm;
+    make_tensor(x0, OPRT_DTYPE_F32, {n}, {}, 0, Fill::kIntegers, 11);
+    make_tensor(x, OPRT_DTYPE_F32, {n}, {}, 0, Fill::kPoison);
+    make_tensor(y, OPRT_DTYPE_F32, {n}, {}, 0, Fill::kPoison);
+    make_tensor(ones, OPRT_DTYPE_F32, {n}, {}, 0, Fill::kPoison);
+    for (int64_t i = 0; i < n; ++i) ones.set(i, 1.0f);
+    upload(ones);
+    make_tensor(row_sums, OPRT_DTYPE_F32, {rows}, {}, 0, Fill::kPoison);
+    make_tensor(total, OPRT_DTYPE_F32, {}, {}, 0, Fill::kPoison);
+    make_tensor(z, OPRT_DTYPE_F32, {n}, {}, 0, Fill::kPoison);
+    make_tensor(sm, OPRT_DTYPE_F32, {rows, cols}, {}, 0, Fill::kPoison);
+    make_tensor(big, OPRT_DTYPE_F32, {3, long_cols}, {}, 0, Fill::kUniform, 12, 6.0f);
+    make_tensor(big_copy, OPRT_DTYPE_F32, {3, long_cols}, {}, 0, Fill::kPoison);
+    make_tensor(big_sm, OPRT_DTYPE_F32, {3, long_cols}, {}, 0, Fill::kPoison);
+    ASSERT_FALSE(HasFatalFailure());
+
+    // Descriptors see the views (shapes, strides, device); executes pass the pointers.
+    const oprt_tensor_view_t xv = x.view(), yv = y.view(), onesv = ones.view(), zv = z.view(), smv = sm.view(),
+                             rs = row_sums.view(), tot = total.view(), bigv = big.view(), bigcv = big_copy.view(),
+                             bigsv = big_sm.view();
+    oprt_tensor_view_t x_mat = smv;  // x and z as (rows, cols)
+    x_mat.data = x.data();
+    oprt_tensor_view_t z_mat = smv;
+    z_mat.data = z.data();
+    oprt_tensor_view_t total_b = xv;  // the total repeated over every element
+    total_b.data = total.data();
+    total_b.strides[0] = 0;
+    oprt_vector_add_descriptor_t add_d, add_total_d;
+    oprt_copy_descriptor_t copy_d, big_copy_d;
+    oprt_relu_descriptor_t relu_d;
+    oprt_reduce_sum_descriptor_t row_sum_d, total_d;
+    oprt_softmax_descriptor_t sm_d, big_sm_d;
+    NVT_OPRT_OK(oprt_create_vector_add_descriptor(&add_d, &yv, &xv, &onesv));
+    NVT_OPRT_OK(oprt_create_copy_descriptor(&copy_d, &xv, &yv));
+    NVT_OPRT_OK(oprt_create_relu_descriptor(&relu_d, &yv, &xv, 1.0f));  // the identity, read and written
+    NVT_OPRT_OK(oprt_create_reduce_sum_descriptor(&row_sum_d, &rs, &x_mat, 1));
+    NVT_OPRT_OK(oprt_create_reduce_sum_descriptor(&total_d, &tot, &rs, 0));
+    NVT_OPRT_OK(oprt_create_vector_add_descriptor(&add_total_d, &zv, &xv, &total_b));
+    NVT_OPRT_OK(oprt_create_softmax_descriptor(&sm_d, &smv, &z_mat, 1));
+    NVT_OPRT_OK(oprt_create_copy_descriptor(&big_copy_d, &bigcv, &bigv));
+    NVT_OPRT_OK(oprt_create_softmax_descriptor(&big_sm_d, &bigsv, &bigcv, 1));
+    size_t ws_rows = 0, ws_total = 0, ws_sm = 0, ws_big = 0;
+    NVT_OPRT_OK(oprt_get_reduce_sum_workspace_size(row_sum_d, &ws_rows));
+    NVT_OPRT_OK(oprt_get_reduce_sum_workspace_size(total_d, &ws_total));
+    NVT_OPRT_OK(oprt_get_softmax_workspace_size(sm_d, &ws_sm));
+    NVT_OPRT_OK(oprt_get_softmax_workspace_size(big_sm_d, &ws_big));
+    DeviceBuffer w1(ws_rows + 1), w2(ws_total + 1), w3(ws_sm + 1), w4(ws_big + 1);
+
+    cudaStream_t stream;
+    NVT_CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    auto chain = [&]() {
+        NVT_OPRT_OK(oprt_execute_copy(copy_d, nullptr, 0, x.data(), x0.data(), stream));
+        for (int k = 0; k < kRounds; ++k) {  // x += 2 per round
+            NVT_OPRT_OK(oprt_execute_vector_add(add_d, nullptr, 0, y.data(), x.data(), ones.data(), stream));
+            NVT_OPRT_OK(oprt_execute_copy(copy_d, nullptr, 0, x.data(), y.data(), stream));
+            NVT_OPRT_OK(oprt_execute_relu(relu_d, nullptr, 0, y.data(), x.data(), stream));
+            NVT_OPRT_OK(oprt_execute_vector_add(add_d, nullptr, 0, x.data(), y.data(), ones.data(), stream));
+        }
+        NVT_OPRT_OK(oprt_execute_reduce_sum(row_sum_d, w1.get(), ws_rows, row_sums.data(), x.data(), stream));
+        NVT_OPRT_OK(oprt_execute_reduce_sum(total_d, w2.get(), ws_total, total.data(), row_sums.data(), stream));
+        NVT_OPRT_OK(oprt_execute_vector_add(add_total_d, nullptr, 0, z.data(), x.data(), total.data(), stream));
+        NVT_OPRT_OK(oprt_execute_softmax(sm_d, w3.get(), ws_sm, sm.data(), z.data(), stream));
+        NVT_OPRT_OK(oprt_execute_copy(big_copy_d, nullptr, 0, big_copy.data(), big.data(), stream));
+        NVT_OPRT_OK(oprt_execute_softmax(big_sm_d, w4.get(), ws_big, big_sm.data(), big_copy.data(), stream));
+    };
+    auto check = [&](const char *how) {
+        SCOPED_TRACE(how);
+        for (Tensor *t : {&x, &row_sums, &total, &z, &sm, &big_sm}) download(*t);
+        std::vector<double> xf(static_cast<size_t>(n)), rsum(static_cast<size_t>(rows), 0.0);
+        double tsum = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            xf[size_t(i)] = double(x0.get(i)) + 2 * kRounds;
+            rsum[size_t(i / cols)] += xf[size_t(i)];
+            tsum += xf[size_t(i)];
+        }
+        const Tol exact{0, 0};
+        expect_output(x, [&](int64_t i) { return xf[size_t(i)]; }, [&](int64_t) { return exact; }, "chain x");
+        expect_output(row_sums, [&](int64_t r) { return rsum[size_t(r)]; }, [&](int64_t) { return exact; },
+                      "chain row sums");
+        expect_output(total, [&](int64_t) { return tsum; }, [&](int64_t) { return exact; }, "chain total");
+        expect_output(z, [&](int64_t i) { return xf[size_t(i)] + tsum; }, [&](int64_t) { return exact; },
+                      "chain x + total");
+        auto softmax_of = [](const std::function<double(int64_t)> &v, int64_t nrows, int64_t ncols) {
+            std::vector<double> want(size_t(nrows * ncols));
+            for (int64_t r = 0; r < nrows; ++r) {
+                double m = -INFINITY, s = 0;
+                for (int64_t k = 0; k < ncols; ++k) m = std::max(m, v(r * ncols + k));
+                for (int64_t k = 0; k < ncols; ++k) s += std::exp(v(r * ncols + k) - m);
+                for (int64_t k = 0; k < ncols; ++k) want[size_t(r * ncols + k)] = std::exp(v(r * ncols + k) - m) / s;
+            }
+            return want;
+        };
+        const auto want_sm = softmax_of([&](int64_t i) { return xf[size_t(i)] + tsum; }, rows, cols);
+        const auto want_big = softmax_of([&](int64_t i) { return double(big.get(i)); }, 3, long_cols);
+        const Tol st = softmax_tol(OPRT_DTYPE_F32);
+        expect_output(sm, [&](int64_t i) { return want_sm[size_t(i)]; }, [&](int64_t) { return st; }, "chain softmax");
+        expect_output(big_sm, [&](int64_t i) { return want_big[size_t(i)]; }, [&](int64_t) { return st; },
+                      "chain long-row softmax");
+    };
+    auto poison_all = [&]() {
+        for (Tensor *t : {&x, &y, &row_sums, &total, &z, &sm, &big_copy, &big_sm}) poison(*t);
+    };
+
+    poison_all();
+    chain();
+    ASSERT_FALSE(HasFatalFailure());
+    NVT_CUDA_OK(cudaStreamSynchronize(stream));
+    check("eager");
+
+    cudaGraph_t graph = nullptr;
+    NVT_CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+    chain();
+    const cudaError_t end = cudaStreamEndCapture(stream, &graph);
+    ASSERT_FALSE(HasFatalFailure()) << "an execute failed during capture: " << oprt_last_error_message();
+    NVT_CUDA_OK(end);
+    cudaGraphExec_t exec;
+    NVT_CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    for (int replay = 0; replay < 2; ++replay) {
+        poison_all();
+        NVT_CUDA_OK(cudaGraphLaunch(exec, stream));
+        NVT_CUDA_OK(cudaStreamSynchronize(stream));
+        check(replay == 0 ? "graph replay 1" : "graph replay 2");
+    }
+    NVT_CUDA_OK(cudaGraphExecDestroy(exec));
+    NVT_CUDA_OK(cudaGraphDestroy(graph));
+    NVT_CUDA_OK(cudaStreamDestroy(stream));
+    oprt_destroy_vector_add_descriptor(add_d);
+    oprt_destroy_vector_add_descriptor(add_total_d);
+    oprt_destroy_copy_descriptor(copy_d);
+    oprt_destroy_copy_descriptor(big_copy_d);
+    oprt_destroy_relu_descriptor(relu_d);
+    oprt_destroy_reduce_sum_descriptor(row_sum_d);
+    oprt_destroy_reduce_sum_descriptor(total_d);
+    oprt_destroy_softmax_descriptor(sm_d);
+    oprt_destroy_softmax_descriptor(big_sm_d);
+}
+
 // ---- Host memory is rejected, not dereferenced ---------------------------------------
 
 class NvidiaHostPointers : public ::testing::Test {
