@@ -18,8 +18,8 @@
 // rows the row's (max, sum) from every slice's pair, each slice rescaled by
 // exp(slice max - row max). A split row's pairs go through one 8-byte slot per
 // slice in the workspace (set to all ones before the launch): a block
-// publishes its pair with one release store and reads the others' with
-// acquire loads, without counters or fences.
+// publishes its pair with one store and reads the others' with loads issued
+// together, without counters or fences (a slot carries its whole message).
 #pragma once
 
 #include <cstdint>
@@ -56,33 +56,49 @@ __device__ __forceinline__ F32Pair unpack_pair(unsigned long long bits) {
     return F32Pair{__uint_as_float(unsigned(bits)), __uint_as_float(unsigned(bits >> 32))};
 }
 
-// One 8-byte store (single-copy atomic): the slot holds the whole pair or nothing.
+// One 8-byte store (single-copy atomic): the slot holds the whole pair or
+// nothing. Relaxed: the pair is the whole message, nothing else is ordered by it.
 __device__ __forceinline__ void publish_slot(unsigned long long *slot, F32Pair v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(slot), "l"(pack_pair(v)) : "memory");
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(slot), "l"(pack_pair(v)) : "memory");
 #endif
 }
 
-__device__ __forceinline__ F32Pair wait_slot(const unsigned long long *slot) {
+__device__ __forceinline__ unsigned long long load_slot(const unsigned long long *slot) {
     unsigned long long bits = kSlotEmpty;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    for (;;) {
-        asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(bits) : "l"(slot) : "memory");
-        if (bits != kSlotEmpty) break;
-        __nanosleep(20);
-    }
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(bits) : "l"(slot) : "memory");
 #endif
-    return unpack_pair(bits);
+    return bits;
 }
 
+// Slots each lane of warp 0 reads at once: one round trip to L2 for up to
+// 256 slices, instead of one per slot.
+constexpr int kSlotBatch = 8;
+
 // The row's (max, sum) from every slice's published pair, joined by warp 0 in
-// a fixed order (lane, then a butterfly), so every block of the row computes
-// the same bits; broadcast through `row_stats`.
+// a fixed order (slice c on lane c % 32, in increasing c, then a butterfly),
+// so every block of the row computes the same bits; broadcast through `row_stats`.
 __device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t row, F32Pair *row_stats) {
-    if (threadIdx.x < unsigned(dev::kWarpSize)) {
+    constexpr int W = dev::kWarpSize;
+    if (threadIdx.x < unsigned(W)) {
+        const unsigned long long *slots = p.partials + row * p.chunks;
         F32Pair acc = empty_pair();
-        for (int64_t c = threadIdx.x; c < p.chunks; c += dev::kWarpSize)
-            acc = CombineOp{}(acc, wait_slot(&p.partials[row * p.chunks + c]));
+        for (int64_t c0 = threadIdx.x; c0 < p.chunks; c0 += int64_t(kSlotBatch) * W) {
+            unsigned long long bits[kSlotBatch];
+#pragma unroll
+            for (int j = 0; j < kSlotBatch; ++j)
+                bits[j] = c0 + j * W < p.chunks ? load_slot(slots + c0 + j * W) : kSlotEmpty;
+#pragma unroll
+            for (int j = 0; j < kSlotBatch; ++j) {
+                if (c0 + j * W >= p.chunks) break;
+                while (bits[j] == kSlotEmpty) {  // not published yet: that block is behind
+                    __nanosleep(32);
+                    bits[j] = load_slot(slots + c0 + j * W);
+                }
+                acc = CombineOp{}(acc, unpack_pair(bits[j]));
+            }
+        }
         acc = gpu::warp_allreduce(acc, CombineOp{});
         if (threadIdx.x == 0) *row_stats = acc;
     }
@@ -90,33 +106,77 @@ __device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t ro
     return *row_stats;
 }
 
-// The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
-// slices keep exp(x - max) in place (each thread its own slots).
+// Two 16-bit values in one register, for the packed max (one instruction per
+// pair, exact, and like fmaxf it returns the other operand for a NaN).
 template <typename T>
-__device__ __forceinline__ F32Pair slice_stats(T *x, int64_t nv, gpu::BlockReduceScratch<float> &scratch) {
+struct Packed2;
+template <>
+struct Packed2<dev::half_t> {
+    using type = __half2;
+};
+template <>
+struct Packed2<dev::bf16_t> {
+    using type = __nv_bfloat162;
+};
+
+// The slice's max; 16-bit slices compare packed pairs and widen once.
+template <typename T>
+__device__ __forceinline__ float slice_max(const T *x, int nv) {
     constexpr int P = gpu::vector_width<T>();
-    const int64_t tid = threadIdx.x, nt = blockDim.x;
-    float m = neg_inf();
-    for (int64_t q = tid; q < nv; q += nt) {
-        const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+    if constexpr (std::is_same<T, float>::value) {
+        float m = neg_inf();
+        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+            const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
-        for (int e = 0; e < P; ++e) m = fmaxf(m, dev::to_f32(v.v[e]));
+            for (int e = 0; e < P; ++e) m = fmaxf(m, v.v[e]);
+        }
+        return m;
+    } else {
+        using T2 = typename Packed2<T>::type;
+        T2 m2;
+        m2.x = m2.y = dev::from_f32<T>(neg_inf());
+        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+            const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+            const T2 *pairs = reinterpret_cast<const T2 *>(&v);
+#pragma unroll
+            for (int e = 0; e < P / 2; ++e) m2 = __hmax2(m2, pairs[e]);
+        }
+        return fmaxf(dev::to_f32(m2.x), dev::to_f32(m2.y));
     }
-    m = gpu::block_allreduce(m, gpu::MaxOp{}, neg_inf(), scratch);
-    // -inf adds 0, also in a slice of all -inf (m == -inf, where exp(x - m) is NaN).
+}
+
+// The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
+// slices keep exp(x - max) in place (each thread its own slots). Loop indices
+// are 32-bit: a slice is at most a shared-memory buffer.
+template <typename T>
+__device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScratch<float> &scratch) {
+    constexpr int P = gpu::vector_width<T>();
+    const float m = gpu::block_allreduce(slice_max(x, nv), gpu::MaxOp{}, neg_inf(), scratch);
     float s = 0.0f;
     if constexpr (std::is_same<T, float>::value) {
-        for (int64_t q = tid; q < nv; q += nt) {
-            Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+        if (m != neg_inf()) {  // uniform over the block; exp(-inf - m) = 0, no test per element
+            for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+                Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
-            for (int e = 0; e < P; ++e) {
-                v.v[e] = v.v[e] != neg_inf() ? exp_f32(v.v[e] - m) : 0.0f;
-                s += v.v[e];
+                for (int e = 0; e < P; ++e) {
+                    v.v[e] = exp_f32(v.v[e] - m);
+                    s += v.v[e];
+                }
+                gpu::store_vec<P>(x + q * P, v);
             }
-            gpu::store_vec<P>(x + q * P, v);
+        } else {  // all -inf (and NaN): -inf adds 0, NaN stays NaN
+            for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+                Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+#pragma unroll
+                for (int e = 0; e < P; ++e) {
+                    v.v[e] = v.v[e] != neg_inf() ? exp_f32(v.v[e] - m) : 0.0f;
+                    s += v.v[e];
+                }
+                gpu::store_vec<P>(x + q * P, v);
+            }
         }
     } else if (m != neg_inf()) {  // uniform over the block
-        for (int64_t q = tid; q < nv; q += nt) {
+        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
             const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
             for (int e = 0; e < P; ++e) s += exp_out<T>(dev::to_f32(v.v[e]) - m);
@@ -126,28 +186,28 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int64_t nv, gpu::BlockReduc
     return F32Pair{m, s};
 }
 
-// y = the softmax of the slice in x, given the slice's max (f32: x holds
-// exp(x - slice max)) and the row's (max, sum).
+// y = the softmax of the slice in x, given the slice's own max (f32: x holds
+// exp(x - own max)) and the row's (max, sum). The stores are stated 16-byte
+// stores (store_vec_global): plain vector stores came out as four 4-byte ones.
 template <typename T>
-__device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int64_t nv, float slice_max, F32Pair row) {
+__device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int nv, float own_max, F32Pair row) {
     constexpr int P = gpu::vector_width<T>();
-    const int64_t tid = threadIdx.x, nt = blockDim.x;
     const float inv = 1.0f / row.b;
     // A row of all -inf: max = -inf and exp(-inf - -inf) = NaN, PyTorch's NaN row.
     if constexpr (std::is_same<T, float>::value) {
-        const float scale = exp_f32(slice_max - row.a) * inv;
-        for (int64_t q = tid; q < nv; q += nt) {
+        const float scale = exp_f32(own_max - row.a) * inv;
+        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
             Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
             for (int e = 0; e < P; ++e) v.v[e] *= scale;
-            gpu::store_vec<P>(y + q * P, v);
+            gpu::store_vec_global<P>(y + q * P, v);
         }
     } else {
-        for (int64_t q = tid; q < nv; q += nt) {
+        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
             Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
             for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(exp_out<T>(dev::to_f32(v.v[e]) - row.a) * inv);
-            gpu::store_vec<P>(y + q * P, v);
+            gpu::store_vec_global<P>(y + q * P, v);
         }
     }
 }
@@ -160,6 +220,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
+    gpu::enter_overlapped_kernel();  // a no-op in the cooperative launch of split rows
     constexpr int P = gpu::vector_width<T>();
     extern __shared__ __align__(128) unsigned char smem_raw[];
     T *const ring = reinterpret_cast<T *>(smem_raw);
@@ -170,7 +231,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     const int64_t chunk = blockIdx.x % p.chunks;
     const int64_t k0 = chunk * p.slice;
     const int64_t n = p.L - k0 < p.slice ? p.L - k0 : p.slice;  // > 0: chunks = ceil(L / slice)
-    const int64_t nv = n / P;                                    // whole vectors: L % P == 0
+    const int nv = int(n / P);                                   // whole vectors: L % P == 0
     const unsigned bytes = unsigned(n * int64_t(sizeof(T)));
     const int64_t first = blockIdx.x / p.chunks;
     auto row_of = [&](int64_t k) { return first + k * p.row_groups; };

@@ -106,10 +106,14 @@ __device__ __forceinline__ bool vector_aligned(const T *p) {
 // Idea: the row stays in registers, so it is read once and written once; the
 // max and the sum are shuffle butterflies with no shared memory or barrier.
 // Lane l holds vectors l, l + G, l + 2G, ... of the row (coalesced).
+// The row's loads are all a warp has in flight, so resident warps set the
+// bandwidth: 16-bit rows of 32 values per lane ask for 8 blocks per SM (48
+// registers instead of 80: 32 warps instead of 24 per SM, docs/perf-notes.md v6).
 template <typename T, int G, int kCols>
-__global__ void __launch_bounds__(128)
+__global__ void __launch_bounds__(128, sizeof(T) == 2 && kCols >= 32 ? 8 : 1)
 softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     constexpr int P = gpu::vector_width<T>() < kCols ? gpu::vector_width<T>() : kCols;
     constexpr int kVecs = kCols / P;
     static_assert(kCols % P == 0, "a lane holds whole vectors");
@@ -180,6 +184,7 @@ template <typename T, int kVecs>
 __global__ void __launch_bounds__(1024)
 softmax_rows_block_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
                                     OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     constexpr int P = gpu::vector_width<T>();
     constexpr int E = kVecs * P;
     __shared__ gpu::BlockReduceScratch<float> scratch;
@@ -350,6 +355,7 @@ __device__ __forceinline__ float cluster_allreduce(float v, Op op, float *slot, 
 template <typename T, bool kCluster>
 __global__ void __launch_bounds__(512)
 softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, ClusterRows p) {
+    gpu::enter_overlapped_kernel();
     constexpr int P = gpu::vector_width<T>();
     extern __shared__ __align__(16) unsigned char smem_raw[];
     float *buf = reinterpret_cast<float *>(smem_raw);
@@ -458,6 +464,7 @@ template <typename T>
 __global__ void __launch_bounds__(1024)
 softmax_rows_long_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<F32Pair> scratch;
     for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         int64_t io, oo;
@@ -474,6 +481,7 @@ template <typename T>
 __global__ void __launch_bounds__(1024)
 softmax_rows_split_stats_kernel(const T *__restrict__ in, F32Pair *__restrict__ stats, int64_t rows,
                                 int64_t L, int64_t chunks, int64_t chunk_len, OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<F32Pair> scratch;
     for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
         const int64_t row = b / chunks;
@@ -495,6 +503,7 @@ __global__ void __launch_bounds__(1024)
 softmax_rows_split_write_kernel(const T *__restrict__ in, T *__restrict__ out,
                                 const F32Pair *__restrict__ stats, int64_t rows, int64_t L,
                                 int64_t chunks, int64_t chunk_len, OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<F32Pair> scratch;
     for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
         const int64_t row = b / chunks;
@@ -530,6 +539,7 @@ struct SliceParams {
 template <typename T>
 __global__ void __launch_bounds__(256)
 softmax_strided_thread_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams p) {
+    gpu::enter_overlapped_kernel();
     for (int64_t t = gpu::global_thread_index(); t < p.outer * p.inner; t += gpu::grid_threads()) {
         const int64_t o = t / p.inner;
         const int64_t i = t - o * p.inner;
@@ -552,6 +562,7 @@ softmax_strided_thread_kernel(const T *__restrict__ in, T *__restrict__ out, Sli
 template <typename T>
 __global__ void __launch_bounds__(256)
 softmax_strided_tile_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams p) {
+    gpu::enter_overlapped_kernel();
     __shared__ F32Pair pairs[256];
     const int tx = int(threadIdx.x) % p.bx;
     const int ty = int(threadIdx.x) / p.bx;

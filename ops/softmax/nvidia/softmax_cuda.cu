@@ -17,7 +17,7 @@
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
 //     then, on sm_90 (bulk_faster): rows of whole 16-byte vectors, f16/bf16 from
-//     2048 columns, f32 longer than 16384 with rows < 2 * SMs
+//     2048 columns, f32 longer than 16384
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block, or split over
 //                                             blocks that swap (max, sum) (bulk_kernel.cuh)
@@ -119,7 +119,8 @@ template <typename T, int G, int C>
 void launch_warp_rows(const T *in, T *out, int64_t rows, int64_t L, const gpu::OuterIndex &ix,
                       dev::stream_t stream) {
     const int64_t blocks = clamp64(ceil_div(rows, kWarpKernelThreads / G), 1, kMaxGridBlocks);
-    softmax_rows_warp_kernel<T, G, C><<<unsigned(blocks), kWarpKernelThreads, 0, stream>>>(in, out, rows, L, ix);
+    gpu::launch_overlapped(&softmax_rows_warp_kernel<T, G, C>, unsigned(blocks), kWarpKernelThreads, 0, stream, in, out,
+                           rows, L, ix);
 }
 
 template <typename T>
@@ -163,7 +164,8 @@ void launch_block_registers(const T *in, T *out, int64_t rows, int64_t L, int th
     const unsigned blocks = unsigned(clamp64(rows, 1, kMaxGridBlocks));
     with_vecs<kMaxRegisterVecs<T>>(vecs, [&](auto kv) {
         constexpr int V = decltype(kv)::value;
-        softmax_rows_block_registers_kernel<T, V><<<blocks, unsigned(threads), 0, stream>>>(in, out, rows, L, ix);
+        gpu::launch_overlapped(&softmax_rows_block_registers_kernel<T, V>, blocks, unsigned(threads), 0, stream, in, out,
+                               rows, L, ix);
     });
 }
 
@@ -186,8 +188,8 @@ oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gp
     const size_t smem = size_t(q.cached) * sizeof(float);
     const void *kernel = reinterpret_cast<const void *>(&softmax_rows_cluster_kernel<T, false>);
     if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
-    softmax_rows_cluster_kernel<T, false>
-        <<<unsigned(clamp64(q.rows, 1, kMaxGridBlocks)), unsigned(p.launch[0]), smem, stream>>>(in, out, q);
+    gpu::launch_overlapped(&softmax_rows_cluster_kernel<T, false>, unsigned(clamp64(q.rows, 1, kMaxGridBlocks)),
+                           unsigned(p.launch[0]), smem, stream, in, out, q);
     return OPRT_SUCCESS;
 }
 
@@ -211,8 +213,8 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
     case kRowsBulk: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
-        softmax_rows_long_kernel<T>
-            <<<unsigned(clamp64(rows, 1, kMaxGridBlocks)), kLongThreads, 0, stream>>>(in, out, rows, L, ix);
+        gpu::launch_overlapped(&softmax_rows_long_kernel<T>, unsigned(clamp64(rows, 1, kMaxGridBlocks)), kLongThreads, 0,
+                               stream, in, out, rows, L, ix);
         return OPRT_SUCCESS;
     case kRowsSplit: {
         const int threads = int(p.launch[0]);
@@ -220,10 +222,10 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         const uintptr_t ws = reinterpret_cast<uintptr_t>(args.workspace);
         F32Pair *stats = reinterpret_cast<F32Pair *>((ws + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
         const int64_t blocks = clamp64(rows * chunks, 1, kMaxGridBlocks);
-        softmax_rows_split_stats_kernel<T>
-            <<<unsigned(blocks), threads, 0, stream>>>(in, stats, rows, L, chunks, chunk_len, ix);
-        softmax_rows_split_write_kernel<T>
-            <<<unsigned(blocks), threads, 0, stream>>>(in, out, stats, rows, L, chunks, chunk_len, ix);
+        gpu::launch_overlapped(&softmax_rows_split_stats_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in,
+                               stats, rows, L, chunks, chunk_len, ix);
+        gpu::launch_overlapped(&softmax_rows_split_write_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in,
+                               out, static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
         return OPRT_SUCCESS;
     }
     case kStridedThread:
@@ -237,13 +239,15 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         q.ix = ix;
         if (p.kernel == kStridedThread) {
             const int64_t blocks = clamp64(ceil_div(p.outer * p.inner, kStridedThreads), 1, kMaxGridBlocks);
-            softmax_strided_thread_kernel<T><<<unsigned(blocks), kStridedThreads, 0, stream>>>(in, out, q);
+            gpu::launch_overlapped(&softmax_strided_thread_kernel<T>, unsigned(blocks), kStridedThreads, 0, stream, in,
+                                   out, q);
         } else {
             q.bx = int32_t(p.launch[0]);
             q.by = int32_t(p.launch[1]);
             q.tiles = ceil_div(p.inner, q.bx);
             const int64_t blocks = clamp64(p.outer * q.tiles, 1, kMaxGridBlocks);
-            softmax_strided_tile_kernel<T><<<unsigned(blocks), unsigned(q.bx * q.by), 0, stream>>>(in, out, q);
+            gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, unsigned(blocks), unsigned(q.bx * q.by), 0, stream,
+                                   in, out, q);
         }
         return OPRT_SUCCESS;
     }
@@ -379,15 +383,17 @@ constexpr int64_t kBulkMinCols = 1024;
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 
-// Measured on the H200 (docs/perf-notes.md v5): 16-bit rows from 2048 columns
-// (bf16 (8192, 4096) 40.9 us against 46.6 in registers; (2048, 65536) 201 us
-// against 260 for the two-pass kernel); f32 rows only where the dense-row plan
-// splits long rows over blocks (fewer rows than 2 x SMs: (256, 262144) 208 us
-// against 278), since f32 rows in registers (up to 16384 columns) stay ahead
-// and the block-per-row two-pass kernel ties at 64K-128K columns.
+// Measured on the H200 (docs/perf-notes.md v5, v6): 16-bit rows from 2048
+// columns (bf16 (8192, 4096) 40.9 us against 46.6 in registers; (2048, 65536)
+// 201 us against 260 for the two-pass kernel); f32 rows longer than the
+// register kernels take (16384 columns): (256, 262144) 154 us against 278 for
+// the split two-pass kernel, and since the bulk kernel's write pass became
+// 16-byte stores with no per-element branch, ahead of the block-per-row
+// two-pass kernel at 64K-128K columns too.
 bool bulk_faster(const AxisPlan &p, const gpu::DeviceInfo &info) {
+    (void)info;
     if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
-    return p.axis_len > kRegisterMaxColsF32 && p.outer < kSplitBlocksPerSm * info.sm_count;
+    return p.axis_len > kRegisterMaxColsF32;
 }
 
 // A block's ring: `stages` buffers of at most `slice_bytes` each.
@@ -541,7 +547,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
         q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
         const unsigned blocks = unsigned(q.row_groups * q.chunks);
         if (q.chunks == 1) {
-            softmax_rows_bulk_kernel<T><<<blocks, unsigned(threads), smem, stream>>>(in, out, q);
+            gpu::launch_overlapped(&softmax_rows_bulk_kernel<T>, blocks, unsigned(threads), smem, stream, in, out, q);
             return OPRT_SUCCESS;
         }
         const uintptr_t ws = (reinterpret_cast<uintptr_t>(args.workspace) + kWorkspaceAlign - 1) / kWorkspaceAlign *

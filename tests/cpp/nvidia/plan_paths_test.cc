@@ -212,8 +212,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
 }
 
 TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
-    // The plan (no variant set): 16-bit rows from 2048 columns and f32 long rows
-    // with few rows take the bulk kernel; the rest keep the on_chip kernels.
+    // The plan (no variant set): 16-bit rows from 2048 columns and f32 rows
+    // longer than 16384 take the bulk kernel; the rest keep the on_chip kernels.
     for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
         ExpectKernel k("rows_bulk_ring");
         check_softmax(dt, {{300, 2048}}, 1);
@@ -224,13 +224,17 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         check_softmax(dt, {{20, 1000000}}, 1);
     }
     {
+        ExpectKernel k("rows_bulk_ring_split");  // f32, rows enough to fill the GPU
+        check_softmax(OPRT_DTYPE_F32, {{300, 60000}}, 1);
+    }
+    {
         ExpectKernel k("rows_block_registers");
         check_softmax(OPRT_DTYPE_F32, {{300, 4096}}, 1);
         check_softmax(OPRT_DTYPE_BF16, {{300, 1536}}, 1);
     }
     {
-        ExpectKernel k("rows_long_block_two_pass");  // f32, rows enough to fill the GPU
-        check_softmax(OPRT_DTYPE_F32, {{300, 60000}}, 1);
+        ExpectKernel k("rows_long_block_two_pass");  // not whole 16-byte vectors: no bulk copies
+        check_softmax(OPRT_DTYPE_F32, {{300, 60001}}, 1);
     }
 }
 
