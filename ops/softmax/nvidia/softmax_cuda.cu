@@ -426,6 +426,9 @@ BulkRing bulk_ring(const gpu::DeviceInfo &info) {
 // Blocks of the split form must all be resident: slices of at least this many
 // bytes when a row is split only to give every SM work.
 constexpr int64_t kBulkMinSliceBytes = 8 * 1024;
+// Slices a row longer than one buffer is split into, where slices of
+// kBulkMinSliceBytes .. one buffer allow it.
+constexpr int64_t kBulkSplitChunks = 32;
 
 // Workspace of split rows: an 8-byte (max, sum) slot per slice.
 size_t bulk_workspace_bytes(int64_t rows, int64_t chunks) {
@@ -478,7 +481,17 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     if (s != OPRT_SUCCESS || ptx < 90) return s;
 
     const BulkRing ring = bulk_ring(info);
-    const int64_t max_slice = ring.slice_bytes / esize;
+    // A row longer than one buffer is split into about kBulkSplitChunks slices
+    // of kBulkMinSliceBytes up to a buffer: smaller slices make smaller blocks
+    // and more of them per SM, which hides latency better, while more slices
+    // per row would couple more blocks in each row's exchange (measured on the
+    // H200, docs/perf-notes.md v6: f32 (2048, 65536) 66% of the copy ceiling
+    // with 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB).
+    int64_t slice_bytes = ring.slice_bytes;
+    if (L * esize > slice_bytes)
+        slice_bytes = clamp64(round_up(ceil_div(L * esize, kBulkSplitChunks), 16),
+                              kBulkMinSliceBytes < slice_bytes ? kBulkMinSliceBytes : slice_bytes, slice_bytes);
+    const int64_t max_slice = slice_bytes / esize;
     int64_t chunks = ceil_div(L, max_slice);
     if (rows * chunks < sms) {  // few rows: more, smaller slices so every SM streams
         const int64_t finest = ceil_div(L * esize, kBulkMinSliceBytes);
