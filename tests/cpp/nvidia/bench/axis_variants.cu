@@ -16,15 +16,7 @@
 
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/kernel.cuh"
-
-#define CK(x)                                                                      \
-    do {                                                                           \
-        cudaError_t e_ = (x);                                                      \
-        if (e_ != cudaSuccess) {                                                   \
-            std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); \
-            std::exit(1);                                                          \
-        }                                                                          \
-    } while (0)
+#include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;
 namespace rs = oprt::reduce_sum::gpu_kernels;
@@ -44,36 +36,10 @@ __global__ void fill_kernel(T *p, int64_t n) {
 cudaStream_t g_stream;
 int g_sms;
 
+// 10 launches per graph, median of 5 replays.
 template <typename F>
 double time_graph(F launch) {
-    launch();
-    CK(cudaGetLastError());
-    CK(cudaStreamSynchronize(g_stream));
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < 10; ++i) launch();
-    CK(cudaStreamEndCapture(g_stream, &g));
-    CK(cudaGraphInstantiate(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, g_stream));
-    CK(cudaStreamSynchronize(g_stream));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ts;
-    for (int r = 0; r < 5; ++r) {
-        CK(cudaEventRecord(e0, g_stream));
-        CK(cudaGraphLaunch(ge, g_stream));
-        CK(cudaEventRecord(e1, g_stream));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        ts.push_back(ms / 10);
-    }
-    std::sort(ts.begin(), ts.end());
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
-    return ts[2] * 1e-3;
+    return graph_seconds_per_launch(launch, g_stream, 10, 5);
 }
 
 void report(const char *what, int64_t rows, int64_t L, const char *dt, double bytes, double t, const char *extra = "") {

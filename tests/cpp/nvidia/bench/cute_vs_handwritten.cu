@@ -16,15 +16,7 @@
 #include "ops/copy/copy_backends.h"
 #include "ops/elementwise/relu/relu_backends.h"
 #include "ops/vector_add/vector_add_backends.h"
-
-#define CK(x)                                                                            \
-    do {                                                                                 \
-        cudaError_t e_ = (x);                                                            \
-        if (e_ != cudaSuccess) {                                                         \
-            std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));       \
-            std::exit(1);                                                                \
-        }                                                                                \
-    } while (0)
+#include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace {
 
@@ -34,33 +26,8 @@ using Launch = oprt_status_t (*)(const ElementwisePlan &, const ExecArgs &);
 
 // Milliseconds per launch, or a negative value when the launch was refused.
 double time_launch(Launch fn, const ElementwisePlan &p, const ExecArgs &args, cudaStream_t s) {
-    if (fn(p, args) != OPRT_SUCCESS) return -1;  // warm-up, and the refusal check
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    constexpr int kLaunches = 20;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < kLaunches; ++i) fn(p, args);
-    CK(cudaStreamEndCapture(s, &graph));
-    CK(cudaGraphInstantiate(&exec, graph, 0));
-    cudaEvent_t t0, t1;
-    CK(cudaEventCreate(&t0));
-    CK(cudaEventCreate(&t1));
-    std::vector<float> ms;
-    for (int r = 0; r < 7; ++r) {
-        CK(cudaEventRecord(t0, s));
-        CK(cudaGraphLaunch(exec, s));
-        CK(cudaEventRecord(t1, s));
-        CK(cudaEventSynchronize(t1));
-        float m = 0;
-        CK(cudaEventElapsedTime(&m, t0, t1));
-        ms.push_back(m / kLaunches);
-    }
-    CK(cudaEventDestroy(t0));
-    CK(cudaEventDestroy(t1));
-    CK(cudaGraphExecDestroy(exec));
-    CK(cudaGraphDestroy(graph));
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    if (fn(p, args) != OPRT_SUCCESS) return -1;  // the refusal check
+    return graph_seconds_per_launch([&] { fn(p, args); }, s) * 1e3;
 }
 
 struct Case {

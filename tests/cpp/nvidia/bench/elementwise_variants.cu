@@ -1,7 +1,7 @@
 // A ladder of streaming-kernel variants for the elementwise framework: which
 // grid shape and how many 16-byte accesses in flight per thread reach the
 // copy ceiling on this GPU. Not part of the build or the tests; compile by hand:
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o ew_variants tests/cpp/nvidia/bench/elementwise_variants.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -I . -o ew_variants tests/cpp/nvidia/bench/elementwise_variants.cu
 //   ./ew_variants            # prints one line per variant and size
 // Each variant: 20 launches captured in a CUDA graph, median of 7 replays;
 // GB/s counts bytes read + written. cudaMemcpyAsync is the reference.
@@ -14,14 +14,7 @@
 #include <type_traits>
 #include <vector>
 
-#define CK(x)                                                                        \
-    do {                                                                             \
-        cudaError_t e_ = (x);                                                        \
-        if (e_ != cudaSuccess) {                                                     \
-            std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));   \
-            std::exit(1);                                                            \
-        }                                                                            \
-    } while (0)
+#include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 enum Grid { kOneShot = 0, kGridStride = 1, kChunked = 2 };
 
@@ -82,33 +75,7 @@ struct Bufs {
 
 template <typename F>
 double time_graph(F launch, cudaStream_t s) {
-    launch();
-    CK(cudaStreamSynchronize(s));
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < 20; ++i) launch();
-    CK(cudaStreamEndCapture(s, &g));
-    CK(cudaGraphInstantiate(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, s));
-    CK(cudaStreamSynchronize(s));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ts;
-    for (int r = 0; r < 7; ++r) {
-        CK(cudaEventRecord(e0, s));
-        CK(cudaGraphLaunch(ge, s));
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        ts.push_back(ms / 20);
-    }
-    std::sort(ts.begin(), ts.end());
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
-    return ts[ts.size() / 2] * 1e-3;
+    return graph_seconds_per_launch(launch, s, 20, 7);
 }
 
 template <int U, int kGrid, bool kHint, int NIn>
