@@ -50,6 +50,15 @@ __device__ __forceinline__ void store_vec_global(T *p, const Vec<T, N> &v) {
     dev::store_global_16(p, bits);
 }
 
+// Elements of T before p's first 16-byte boundary, at most n: the scalar head
+// of a walk whose body is aligned vectors.
+template <typename T>
+__device__ __forceinline__ int64_t elements_before_vector_boundary(const T *p, int64_t n) {
+    const int64_t misalign = int64_t(reinterpret_cast<uintptr_t>(p) % kVectorBytes);
+    const int64_t head = misalign ? (kVectorBytes - misalign) / int64_t(sizeof(T)) : 0;
+    return head < n ? head : n;
+}
+
 // 64-bit global thread index and grid-wide thread count: tensors over 2^31
 // elements must not wrap.
 __device__ __forceinline__ int64_t global_thread_index() {
@@ -143,6 +152,17 @@ constexpr int64_t kMaxGridBlocks = int64_t(1) << 30;
 
 __host__ __device__ inline bool aligned_to(const void *p, size_t bytes) {
     return reinterpret_cast<uintptr_t>(p) % bytes == 0;
+}
+
+// Workspace: plans ask for kWorkspaceAlign bytes more than they use, and
+// kernels take the workspace from its first 16-byte boundary (vector loads of
+// it stay aligned whatever pointer the caller passes).
+constexpr size_t kWorkspaceAlign = size_t(kVectorBytes);
+
+template <typename T>
+inline T *aligned_workspace(void *workspace) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(workspace);
+    return reinterpret_cast<T *>((p + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
 }
 
 // ---- Overlapped launches (programmatic dependent launch, sm_90) -------------------

@@ -29,9 +29,7 @@ template <typename T>
 __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, int64_t lane,
                                           int64_t nlanes) {
     constexpr int W = gpu::vector_width<T>();
-    const int64_t misalign = int64_t(reinterpret_cast<uintptr_t>(p) % gpu::kVectorBytes);
-    int64_t head = misalign ? (gpu::kVectorBytes - misalign) / int64_t(sizeof(T)) : 0;
-    head = head < n ? head : n;
+    const int64_t head = gpu::elements_before_vector_boundary(p, n);
     float acc[W] = {};
     for (int64_t i = lane; i < head; i += nlanes) acc[0] += dev::to_f32(p[i]);
     const T *body = p + head;

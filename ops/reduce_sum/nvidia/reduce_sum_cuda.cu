@@ -81,7 +81,7 @@ constexpr int64_t kMinTileRowBytes = 1024;
 constexpr int64_t kMinChunkRows = 16;
 
 // Workspace pointers are rounded up to a vector boundary; plans ask for the slack.
-constexpr size_t kWorkspaceAlign = gpu::kVectorBytes;
+using gpu::kWorkspaceAlign;
 
 int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
 
@@ -311,10 +311,6 @@ const void *inner_cluster_kernel(oprt_dtype_t dtype, int V) {
     return nullptr;
 }
 
-float *aligned_workspace(void *workspace) {
-    const uintptr_t p = reinterpret_cast<uintptr_t>(workspace);
-    return reinterpret_cast<float *>((p + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
-}
 
 template <typename T>
 oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
@@ -333,7 +329,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsSplit: {
         const int threads = int(p.launch[0]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
-        float *partial = aligned_workspace(args.workspace);
+        float *partial = gpu::aligned_workspace<float>(args.workspace);
         const int64_t blocks = clamp64(p.outer * chunks, 1, kMaxGridBlocks);
         gpu::launch_overlapped(&reduce_rows_split_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in, partial,
                                p.outer, L, chunks, chunk_len, ix);
@@ -372,7 +368,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
             launch_inner<T, T>(in, out, nullptr, q, V, t, stream);
             return OPRT_SUCCESS;
         }
-        float *partial = aligned_workspace(args.workspace);
+        float *partial = gpu::aligned_workspace<float>(args.workspace);
         launch_inner<T, T>(in, out, partial, q, V, t, stream);
         // Second pass: partial is [chunks][outer][inner]; reduce its first axis,
         // with tiles narrowed like the first pass's so many blocks share it.

@@ -249,9 +249,7 @@ softmax_rows_block_registers_kernel(const T *__restrict__ in, T *__restrict__ ou
 template <typename T>
 __device__ __forceinline__ F32Pair span_stats(const T *__restrict__ x, int64_t n, int64_t tid, int64_t nt) {
     constexpr int P = gpu::vector_width<T>();
-    const int64_t misalign = int64_t(reinterpret_cast<uintptr_t>(x) % gpu::kVectorBytes);
-    int64_t head = misalign ? (gpu::kVectorBytes - misalign) / int64_t(sizeof(T)) : 0;
-    head = head < n ? head : n;
+    const int64_t head = gpu::elements_before_vector_boundary(x, n);
     F32Pair ms = empty_pair();
     for (int64_t i = tid; i < head; i += nt) online_add(ms, dev::to_f32(x[i]));
     const T *body = x + head;
@@ -286,10 +284,9 @@ template <typename T>
 __device__ __forceinline__ void span_write(const T *__restrict__ x, T *__restrict__ y, int64_t n, float m,
                                            float inv, int64_t tid, int64_t nt) {
     constexpr int P = gpu::vector_width<T>();
-    const int64_t misalign = int64_t(reinterpret_cast<uintptr_t>(x) % gpu::kVectorBytes);
-    const bool same = misalign == int64_t(reinterpret_cast<uintptr_t>(y) % gpu::kVectorBytes);
-    int64_t head = misalign ? (gpu::kVectorBytes - misalign) / int64_t(sizeof(T)) : 0;
-    head = same ? (head < n ? head : n) : n;  // no common alignment: all scalar
+    const bool same = reinterpret_cast<uintptr_t>(x) % gpu::kVectorBytes ==
+                      reinterpret_cast<uintptr_t>(y) % gpu::kVectorBytes;
+    const int64_t head = same ? gpu::elements_before_vector_boundary(x, n) : n;  // no common alignment: all scalar
     for (int64_t i = tid; i < head; i += nt) y[i] = dev::from_f32<T>(exp_f32(dev::to_f32(x[i]) - m) * inv);
     const int64_t nvec = (n - head) / P;
     for (int64_t q = tid; q < nvec; q += nt) {

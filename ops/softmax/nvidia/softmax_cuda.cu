@@ -91,7 +91,7 @@ constexpr int kStridedThreads = 256;
 constexpr int64_t kSplitBlocksPerSm = 2;       // 2 x 1024 threads fill an SM
 constexpr int64_t kSlicesPerSmForThreads = 512;
 constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch and cluster slots beside the row
-constexpr size_t kWorkspaceAlign = gpu::kVectorBytes;
+using gpu::kWorkspaceAlign;
 
 int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
 
@@ -219,8 +219,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsSplit: {
         const int threads = int(p.launch[0]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
-        const uintptr_t ws = reinterpret_cast<uintptr_t>(args.workspace);
-        F32Pair *stats = reinterpret_cast<F32Pair *>((ws + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
+        F32Pair *stats = gpu::aligned_workspace<F32Pair>(args.workspace);
         const int64_t blocks = clamp64(rows * chunks, 1, kMaxGridBlocks);
         gpu::launch_overlapped(&softmax_rows_split_stats_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in,
                                stats, rows, L, chunks, chunk_len, ix);
@@ -263,8 +262,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         q.ix = ix;
         const int64_t slices = p.outer * p.inner;
         if (p.kernel == kThreePass) {
-            const uintptr_t ws = reinterpret_cast<uintptr_t>(args.workspace);
-            float *m = reinterpret_cast<float *>((ws + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
+            float *m = gpu::aligned_workspace<float>(args.workspace);
             float *s = m + slices;
             const unsigned blocks = unsigned(clamp64(ceil_div(slices, kLadderWarpThreads), 1, kMaxGridBlocks));
             softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
@@ -563,9 +561,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
             gpu::launch_overlapped(&softmax_rows_bulk_kernel<T>, blocks, unsigned(threads), smem, stream, in, out, q);
             return OPRT_SUCCESS;
         }
-        const uintptr_t ws = (reinterpret_cast<uintptr_t>(args.workspace) + kWorkspaceAlign - 1) / kWorkspaceAlign *
-                             kWorkspaceAlign;
-        q.partials = reinterpret_cast<unsigned long long *>(ws);
+        q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
         cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, size_t(q.rows * q.chunks) * sizeof(unsigned long long), stream);
         if (e != cudaSuccess) {  // all ones: no slice published yet
             (void)cudaGetLastError();
