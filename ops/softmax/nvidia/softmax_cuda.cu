@@ -384,10 +384,9 @@ constexpr int64_t kBulkMinCols = 1024;
 // Measured on the H200 (docs/perf-notes.md v5, v6): 16-bit rows from 2048
 // columns (bf16 (8192, 4096) 40.9 us against 46.6 in registers; (2048, 65536)
 // 201 us against 260 for the two-pass kernel); f32 rows longer than the
-// register kernels take (16384 columns): (256, 262144) 154 us against 278 for
-// the split two-pass kernel, and since the bulk kernel's write pass became
-// 16-byte stores with no per-element branch, ahead of the block-per-row
-// two-pass kernel at 64K-128K columns too.
+// register kernels take (16384 columns): (256, 262144) 154 us against 276 for
+// the split two-pass kernel, (2048, 65536) 292 us and (1024, 131072) 292 us
+// against 396 and 400 for the block-per-row two-pass kernel.
 bool bulk_faster(const AxisPlan &p, const gpu::DeviceInfo &info) {
     (void)info;
     if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
