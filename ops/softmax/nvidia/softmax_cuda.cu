@@ -387,8 +387,7 @@ constexpr int64_t kBulkMinCols = 1024;
 // register kernels take (16384 columns): (256, 262144) 154 us against 276 for
 // the split two-pass kernel, (2048, 65536) 292 us and (1024, 131072) 292 us
 // against 396 and 400 for the block-per-row two-pass kernel.
-bool bulk_faster(const AxisPlan &p, const gpu::DeviceInfo &info) {
-    (void)info;
+bool bulk_faster(const AxisPlan &p) {
     if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
     return p.axis_len > kRegisterMaxColsF32;
 }
@@ -470,7 +469,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     const int64_t L = p.axis_len, rows = p.outer, sms = info.sm_count;
     const int64_t P = elems_per_vector(p.dtype);
     const int64_t esize = P == 4 ? 4 : 2;
-    if (use == BulkUse::kNever || (use == BulkUse::kWhereFaster && !bulk_faster(p, info))) return OPRT_SUCCESS;
+    if (use == BulkUse::kNever || (use == BulkUse::kWhereFaster && !bulk_faster(p))) return OPRT_SUCCESS;
     if (L < kBulkMinCols || L % P != 0 || info.cc_major < 9) return OPRT_SUCCESS;
     const void *kernel = bulk_kernel_for(p.dtype);
     int ptx = 0;
