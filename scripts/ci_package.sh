@@ -101,10 +101,11 @@ header "pytest against the installed package (tests copied to $WORK/suite)"
 rm -rf "$WORK/suite"
 mkdir -p "$WORK/suite"
 cp -r "$REPO_ROOT/tests" "$WORK/suite/tests"
-# The tests of the checkout's own tools (camp.py exercise/new-op, the commands in the docs)
+# The tests of the checkout's own tools (camp.py exercise/new-op, the commands in the docs,
+# scripts/ncu_hotspots.py)
 # need the source tree, not the package: they run in the plain suite.
 rm -f "$WORK/suite/tests/test_camp_exercise.py" "$WORK/suite/tests/test_camp_newop.py" \
-      "$WORK/suite/tests/test_docs_commands.py"
+      "$WORK/suite/tests/test_docs_commands.py" "$WORK/suite/tests/test_ncu_hotspots.py"
 find "$WORK/suite" -name __pycache__ -prune -exec rm -rf {} +
 (cd "$WORK/suite" && CAMP_EXPECT_INSTALLED=1 "$VPY" -m pytest tests -q -rs -p no:cacheprovider \
     --backend "$TEST_BACKEND")
