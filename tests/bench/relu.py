@@ -25,7 +25,7 @@ def _torch(out, src, negative_slope=0.0):
 
     if negative_slope == 0.0:
         return lambda: torch.clamp_min(src, 0, out=out)
-    return lambda: torch.nn.functional.leaky_relu(src, negative_slope)
+    return lambda: torch.ops.aten.leaky_relu.out(src, negative_slope, out=out)  # into `out`: see silu.py
 
 
 PEERS = {"numpy": _numpy, "torch": _torch}
