@@ -12,9 +12,10 @@
 //     otherwise                                            -> one block per row
 //   strided rows with many outputs (inner == 1, outer >= 1024 * SMs) -> thread per output
 //   everything else (inner > 1, or few strided rows)       -> inner tile as wide as
-//     the inner run; when outer * tiles cannot fill the GPU the axis is split: over a
-//     cluster of up to 16 blocks (sm_90), else in two passes; tiles are narrowed
-//     (down to 1 KB rows) only when the axis is too short to split enough
+//     the inner run; when outer * tiles cannot fill the GPU's resident blocks the
+//     axis is split: over a cluster of up to 16 blocks (sm_90, off: see below),
+//     else in two passes; tiles are narrowed (down to 1 KB rows) only when the
+//     axis is too short to split enough
 // (W = elements per 16-byte vector.) Split passes keep their partial sums in
 // the caller's workspace and add them in a fixed order: deterministic, no
 // atomics, no memset. Cluster kernels add their blocks' sums in rank order
@@ -65,7 +66,14 @@ constexpr int kFinalizeThreads = 1024;
 constexpr int kStridedThreads = 256;
 constexpr int64_t kVectorsPerLane = 8;       // a row up to this many vectors per lane fits one warp
 constexpr int64_t kSplitMinRow = 16384;      // shorter rows are never split
-constexpr int64_t kBlocksPerSmTarget = 4;    // 4 x 512 threads fill an SM
+// Split passes aim at the blocks resident at once, not more: the split and
+// inner-tile kernels' 512-thread blocks use 47-64 registers a thread, so two
+// fit an SM's register file. One wave of them measured faster than twice as
+// many short blocks (H200, docs/perf-notes.md v7: (65536, 1024) axis 0 f32
+// 69.1 -> 66.0 us, bf16 40.9 -> 37.8; 2^23 elements in all f32 13.4 -> 11.6).
+constexpr int64_t kResidentBlocksPerSm = 2;
+// Rows are split (or clustered) while fewer than this many per SM.
+constexpr int64_t kSplitRowsBelowPerSm = 4;
 constexpr int64_t kStridedOutputsPerSm = 1024;
 // Cluster rows: about 2 blocks of 256 threads per SM, each streaming a long
 // chunk (measured at (128, 65536) f32: 2 blocks per row 11.1 us, 4: 13.9,
@@ -79,6 +87,9 @@ constexpr int64_t kMaxClusterBlocks = 16;     // 16 needs the non-portable opt-i
 // short to split into enough chunks of at least kMinChunkRows rows per thread.
 constexpr int64_t kMinTileRowBytes = 1024;
 constexpr int64_t kMinChunkRows = 16;
+constexpr int64_t kFinalizeRowBytes = 128;
+constexpr int64_t kFinalizeRowsPerThread = 4;
+constexpr int64_t kFinalizeMinThreads = 256;
 
 // Workspace pointers are rounded up to a vector boundary; plans ask for the slack.
 using gpu::kWorkspaceAlign;
@@ -111,18 +122,31 @@ struct TileShape {
 // at least kMinChunkRows rows per thread.
 int64_t max_axis_chunks(int64_t L, int64_t by) { return std::max<int64_t>(1, L / (by * kMinChunkRows)); }
 // As wide as the inner run (up to `threads`); halved, down to kMinTileRowBytes,
-// while even the most axis chunks would give fewer than half of `target` blocks.
+// while even the most axis chunks would give fewer than `target` blocks.
 TileShape tile_shape(int64_t inner, int V, int64_t elem_bytes, int threads, int64_t outer, int64_t L,
                      int64_t target) {
     const int64_t columns = ceil_div(inner, V);
     int64_t bx = clamp64(next_pow2(columns), 1, threads);
     const int64_t min_bx = clamp64(kMinTileRowBytes / (V * elem_bytes), 1, threads);
     auto most_blocks = [&](int64_t b) { return outer * ceil_div(columns, b) * max_axis_chunks(L, threads / b); };
-    while (bx > min_bx && most_blocks(bx) < target / 2) bx /= 2;
+    while (bx > min_bx && most_blocks(bx) < target) bx /= 2;
     return {int(bx), int(threads / bx), ceil_div(columns, bx)};
 }
 TileShape tile_of(int64_t inner, int V, int bx, int threads) {
     return {bx, threads / bx, ceil_div(ceil_div(inner, V), bx)};
+}
+// Tile of the second pass over `rows` partial rows: the partials sit in L2, so
+// tile rows can be short (128 bytes: many blocks share the pass), and the tile
+// is as tall as gives each thread about kFinalizeRowsPerThread rows (one
+// round of loads). The first pass's 1 KB rows at 1024 threads gave (65536,
+// 1024) axis 0 four blocks of 33 rows a thread: 71.6 -> 68.9 us f32, 43.8 ->
+// 41.1 bf16 with this tile (H200, docs/perf-notes.md v7).
+TileShape finalize_tile(int64_t inner, int V, int64_t rows) {
+    const int64_t columns = ceil_div(inner, V);
+    const int64_t min_bx = clamp64(kFinalizeRowBytes / (V * int64_t(sizeof(float))), 1, kFinalizeThreads);
+    const int64_t by = clamp64(next_pow2(ceil_div(rows, kFinalizeRowsPerThread)), 1, kFinalizeThreads / min_bx);
+    const int64_t bx = clamp64(std::max(min_bx, kFinalizeMinThreads / by), 1, next_pow2(columns));
+    return tile_of(inner, V, int(bx), int(bx * by));
 }
 
 bool divisible(const AxisPlan &p, int64_t v) {
@@ -383,10 +407,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         f.ix.in_row_stride = p.inner;
         int fv = 4;
         while (fv > 1 && p.inner % fv != 0) fv /= 2;
-        // Narrow tiles (many blocks): the partials are few rows of the output's width.
-        const int64_t min_fbx = clamp64(kMinTileRowBytes / (fv * int64_t(sizeof(float))), 1, kFinalizeThreads);
-        const int fbx = int(std::min<int64_t>(next_pow2(ceil_div(p.inner, fv)), min_fbx));
-        const TileShape ft = tile_of(p.inner, fv, fbx, kFinalizeThreads);
+        const TileShape ft = finalize_tile(p.inner, fv, q.chunks);
         launch_inner<float, T>(partial, out, nullptr, f, fv, ft, stream);
         return OPRT_SUCCESS;
     }
@@ -443,8 +464,8 @@ oprt_status_t plan(AxisPlan &p) {
             p.launch[0] = rc.lanes;
             return OPRT_SUCCESS;
         }
-        const int64_t target = kBlocksPerSmTarget * sms;
-        if (p.outer < target && L >= kSplitMinRow) {
+        const int64_t target = kResidentBlocksPerSm * sms;
+        if (p.outer < kSplitRowsBelowPerSm * sms && L >= kSplitMinRow) {
             if (clusters) {  // one launch: a cluster of C blocks per row, when rows * C fill the GPU
                 const int64_t max_c = clamp64(ceil_div(L, int64_t(kClusterRowThreads) * W * 8), 1, kMaxClusterBlocks);
                 int64_t C = clamp64(kClusterRowBlocksPerSm * sms / p.outer, 2, max_c);
@@ -492,7 +513,7 @@ oprt_status_t plan(AxisPlan &p) {
 
     int64_t V = W;
     while (V > 1 && !divisible(p, V)) V /= 2;
-    const int64_t target = kBlocksPerSmTarget * sms;
+    const int64_t target = kResidentBlocksPerSm * sms;
     const TileShape t = tile_shape(p.inner, int(V), W == 4 ? 4 : 2, kInnerThreads, p.outer, L, target);
     const int64_t blocks = p.outer * t.tiles;
     int64_t chunks = 1, chunk_len = L;
