@@ -93,6 +93,18 @@ __device__ __forceinline__ float exp2_approx(float x) {
 #endif
 }
 
+// log2(x) on the special-function unit (absolute error about 2^-22; -inf for
+// 0, NaN stays NaN): for exponents that feed exp2_approx.
+__device__ __forceinline__ float log2_approx(float x) {
+#if defined(__CUDA_ARCH__)
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return log2f(x);
+#endif
+}
+
 // ---- One 16-byte store to global memory ------------------------------------------
 // For kernels where the compiler, having split a 16-byte vector into elements,
 // emits four 4-byte stores for a plain vector store (the bulk softmax kernel's

@@ -80,6 +80,7 @@ template <> __device__ __forceinline__ bf16_t from_f32<bf16_t>(float v) { return
 // ---- Fast exponential ------------------------------------------------------------
 // No PTX here: the toolchain's fast 2^x (exp2f under fast math).
 __device__ __forceinline__ float exp2_approx(float x) { return exp2f(x); }
+__device__ __forceinline__ float log2_approx(float x) { return log2f(x); }
 
 // ---- One 16-byte store to global memory ------------------------------------------
 __device__ __forceinline__ void store_global_16(void *p, uint4 bits) { *static_cast<uint4 *>(p) = bits; }

@@ -12,9 +12,9 @@
 // always ends.
 //
 // Per slice: a block max, then the exps against it and a block sum (f32 keeps
-// the exps in place; 16-bit slices recompute them with the one-instruction
-// 2^x of (x - max) * log2(e): the difference first, since max * log2(e)
-// rounded would be off by far more than 1 near the range limits), then for split
+// the exps in place; 16-bit slices recompute them in the write pass, one FFMA
+// and one 2^x per element with the division folded into the exponent: see
+// exp2_arg), then for split
 // rows the row's (max, sum) from every slice's pair, each slice rescaled by
 // exp(slice max - row max). A split row's pairs go through one 8-byte slot per
 // slice in the workspace (set to all ones before the launch): a block
@@ -73,13 +73,45 @@ __device__ __forceinline__ unsigned long long load_slot(const unsigned long long
 }
 
 // Slots each lane of warp 0 reads at once: one round trip to L2 for up to
-// 256 slices, instead of one per slot.
-constexpr int kSlotBatch = 8;
+// 128 slices, instead of one per slot (more would hold more registers: the
+// join keeps a batch for its two passes).
+constexpr int kSlotBatch = 4;
 
-// The row's (max, sum) from every slice's published pair, joined by warp 0 in
-// a fixed order (slice c on lane c % 32, in increasing c, then a butterfly),
-// so every block of the row computes the same bits; broadcast through `row_stats`.
-__device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t row, F32Pair *row_stats) {
+// Warp 0 reads the first kEarlySlots slots of each lane (slices c < 32 *
+// kEarlySlots, slice c on lane c % 32) early, before the block reduces its
+// next slice: the round trip to L2, microseconds while HBM streams, then
+// overlaps that work instead of stalling the whole block at the join (an ncu
+// profile of bf16 (2048, 65536) put 42% of all stall samples on the barrier
+// behind the slot loads). kSlotEmpty elsewhere.
+constexpr int kEarlySlots = 4;
+static_assert(kEarlySlots <= kSlotBatch, "the early slots are part of the join's first batch");
+struct EarlySlots {
+    unsigned long long bits[kEarlySlots];
+};
+__device__ __forceinline__ EarlySlots load_early_slots(const BulkRows &p, int64_t row) {
+    EarlySlots e;
+    const bool warp0 = p.chunks > 1 && threadIdx.x < unsigned(dev::kWarpSize);
+#pragma unroll
+    for (int j = 0; j < kEarlySlots; ++j) {
+        const int64_t c = threadIdx.x + j * dev::kWarpSize;
+        e.bits[j] = warp0 && c < p.chunks ? load_slot(p.partials + row * p.chunks + c) : kSlotEmpty;
+    }
+    return e;
+}
+
+// sum * exp(max - m): a slice's sum against the larger max m (CombineOp's rule:
+// a slice of only -inf adds nothing, a NaN sum stays NaN).
+__device__ __forceinline__ float sum_against(F32Pair v, float m) { return v.b == 0.0f ? 0.0f : v.b * exp_f32(v.a - m); }
+
+// The row's (max, sum) from every slice's published pair, joined by warp 0:
+// the max first, then the sum of every slice's sum against it, so the exps are
+// independent instead of a chain of pairwise combines (the join is on every
+// block's critical path). Slice c sits on lane c % 32; a lane joins its slices
+// in increasing c, then butterflies join the lanes: a fixed order, so every
+// block of the row computes the same bits; broadcast through `row_stats`.
+// `early`: this lane's load_early_slots; slots still empty then are read again.
+__device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t row, const EarlySlots &early,
+                                                   F32Pair *row_stats) {
     constexpr int W = dev::kWarpSize;
     if (threadIdx.x < unsigned(W)) {
         const unsigned long long *slots = p.partials + row * p.chunks;
@@ -87,8 +119,12 @@ __device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t ro
         for (int64_t c0 = threadIdx.x; c0 < p.chunks; c0 += int64_t(kSlotBatch) * W) {
             unsigned long long bits[kSlotBatch];
 #pragma unroll
-            for (int j = 0; j < kSlotBatch; ++j)
-                bits[j] = c0 + j * W < p.chunks ? load_slot(slots + c0 + j * W) : kSlotEmpty;
+            for (int j = 0; j < kSlotBatch; ++j) {
+                const int64_t c = c0 + j * W;
+                if (c0 == threadIdx.x && j < kEarlySlots) bits[j] = early.bits[j];  // the first batch
+                else bits[j] = c < p.chunks ? load_slot(slots + c) : kSlotEmpty;
+            }
+            F32Pair batch = empty_pair();
 #pragma unroll
             for (int j = 0; j < kSlotBatch; ++j) {
                 if (c0 + j * W >= p.chunks) break;
@@ -96,11 +132,18 @@ __device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t ro
                     __nanosleep(32);
                     bits[j] = load_slot(slots + c0 + j * W);
                 }
-                acc = CombineOp{}(acc, unpack_pair(bits[j]));
+                batch.a = fmaxf(batch.a, unpack_pair(bits[j]).a);
             }
+#pragma unroll
+            for (int j = 0; j < kSlotBatch; ++j) {
+                if (c0 + j * W >= p.chunks) break;
+                batch.b += sum_against(unpack_pair(bits[j]), batch.a);
+            }
+            acc = c0 == threadIdx.x ? batch : CombineOp{}(acc, batch);  // more than one batch: over 256 slices
         }
-        acc = gpu::warp_allreduce(acc, CombineOp{});
-        if (threadIdx.x == 0) *row_stats = acc;
+        const float m = gpu::warp_allreduce(acc.a, gpu::MaxOp{});
+        const float sum = gpu::warp_allreduce(sum_against(acc, m), gpu::SumOp{});
+        if (threadIdx.x == 0) *row_stats = F32Pair{m, sum};
     }
     __syncthreads();
     return *row_stats;
@@ -145,6 +188,56 @@ __device__ __forceinline__ float slice_max(const T *x, int nv) {
     }
 }
 
+// ---- 16-bit slices: exp as the special-function unit's 2^x ------------------
+// exp(x - m) = 2^((x - m) log2(e)). The exponent minus a constant c, as one
+// FFMA: x log2(e) - (m log2(e) + c) when |m| <= kFoldMaxAbs ("folded": the
+// constant rounded and log2(e) rounded cost under 2^-16 in the exponent, a
+// relative 1e-5 in the result, far below a 16-bit output's half unit), else
+// (x - m) log2(e) - c, the difference first (m log2(e) rounded would be off by
+// more than 1 near the range limits). The loops walk pointers (no index
+// arithmetic per vector) and widen bf16 pairs with gpu::widen.
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kFoldMaxAbs = 64.0f;
+
+__device__ __forceinline__ bool exp2_folds(float m) { return fabsf(m) <= kFoldMaxAbs; }
+
+// mc = m log2(e) + c when folded, c otherwise.
+template <bool kFolded>
+__device__ __forceinline__ float exp2_arg(float x, float m, float mc) {
+    return kFolded ? fmaf(x, kLog2e, -mc) : fmaf(x - m, kLog2e, -mc);
+}
+
+// The slice's sum of exp(x - m) (c = 0). -inf elements add 2^-inf = 0.
+template <typename T, bool kFolded>
+__device__ __forceinline__ float slice_exp2_sum(const T *x, int nv, float m, float mc) {
+    constexpr int P = gpu::vector_width<T>();
+    const int step = int(blockDim.x) * P;
+    float s = 0.0f;
+    for (const T *xp = x + threadIdx.x * P, *end = x + nv * P; xp < end; xp += step) {
+        float f[P];
+        gpu::widen(gpu::load_vec<P>(xp), f);
+#pragma unroll
+        for (int e = 0; e < P; ++e) s += dev::exp2_approx(exp2_arg<kFolded>(f[e], m, mc));
+    }
+    return s;
+}
+
+// y = exp(x - m) / sum with c = log2(sum): one FFMA and one 2^x per element.
+template <typename T, bool kFolded>
+__device__ __forceinline__ void slice_exp2_write(const T *x, T *__restrict__ y, int nv, float m, float mc) {
+    constexpr int P = gpu::vector_width<T>();
+    const int step = int(blockDim.x) * P;
+    y += threadIdx.x * P;
+    for (const T *xp = x + threadIdx.x * P, *end = x + nv * P; xp < end; xp += step, y += step) {
+        float f[P];
+        gpu::widen(gpu::load_vec<P>(xp), f);
+        Vec<T, P> v;
+#pragma unroll
+        for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(dev::exp2_approx(exp2_arg<kFolded>(f[e], m, mc)));
+        gpu::store_vec_global<P>(y, v);
+    }
+}
+
 // The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
 // slices keep exp(x - max) in place (each thread its own slots). Loop indices
 // are 32-bit: a slice is at most a shared-memory buffer.
@@ -164,22 +257,26 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
                 }
                 gpu::store_vec<P>(x + q * P, v);
             }
-        } else {  // all -inf (and NaN): -inf adds 0, NaN stays NaN
+        } else {  // only -inf and NaN: exp(x - max) is 0 for -inf, NaN for NaN
             for (int q = threadIdx.x; q < nv; q += blockDim.x) {
                 Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
                 for (int e = 0; e < P; ++e) {
-                    v.v[e] = v.v[e] != neg_inf() ? exp_f32(v.v[e] - m) : 0.0f;
+                    if (v.v[e] == neg_inf()) v.v[e] = 0.0f;
                     s += v.v[e];
                 }
                 gpu::store_vec<P>(x + q * P, v);
             }
         }
     } else if (m != neg_inf()) {  // uniform over the block
+        s = exp2_folds(m) ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
+    } else {  // only -inf and NaN (the max skips NaN): the sum is 0, or NaN if there is one
         for (int q = threadIdx.x; q < nv; q += blockDim.x) {
-            const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+            float f[P];
+            gpu::widen(gpu::load_vec<P>(x + q * P), f);
 #pragma unroll
-            for (int e = 0; e < P; ++e) s += exp_out<T>(dev::to_f32(v.v[e]) - m);
+            for (int e = 0; e < P; ++e)
+                if (f[e] != f[e]) s = f[e];
         }
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
@@ -192,23 +289,19 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
 template <typename T>
 __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int nv, float own_max, F32Pair row) {
     constexpr int P = gpu::vector_width<T>();
-    const float inv = 1.0f / row.b;
     // A row of all -inf: max = -inf and exp(-inf - -inf) = NaN, PyTorch's NaN row.
     if constexpr (std::is_same<T, float>::value) {
-        const float scale = exp_f32(own_max - row.a) * inv;
+        const float scale = exp_f32(own_max - row.a) / row.b;
         for (int q = threadIdx.x; q < nv; q += blockDim.x) {
             Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
             for (int e = 0; e < P; ++e) v.v[e] *= scale;
             gpu::store_vec_global<P>(y + q * P, v);
         }
-    } else {
-        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
-            Vec<T, P> v = gpu::load_vec<P>(x + q * P);
-#pragma unroll
-            for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(exp_out<T>(dev::to_f32(v.v[e]) - row.a) * inv);
-            gpu::store_vec_global<P>(y + q * P, v);
-        }
+    } else {  // 2^(x log2(e) - (max log2(e) + log2(sum))): the division folded into the exponent
+        const float lg = dev::log2_approx(row.b);
+        if (exp2_folds(row.a)) slice_exp2_write<T, true>(x, y, nv, row.a, fmaf(row.a, kLog2e, lg));
+        else slice_exp2_write<T, false>(x, y, nv, row.a, lg);
     }
 }
 
@@ -234,45 +327,53 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     const int nv = int(n / P);                                   // whole vectors: L % P == 0
     const unsigned bytes = unsigned(n * int64_t(sizeof(T)));
     const int64_t first = blockIdx.x / p.chunks;
-    auto row_of = [&](int64_t k) { return first + k * p.row_groups; };
-    auto buffer = [&](int64_t k) { return ring + (k % S) * p.slice; };
+    // The block's k-th row (k counts iterations: 32 bits, a row has >= 1024 elements).
+    auto row_of = [&](int k) { return first + int64_t(k) * p.row_groups; };
+    // Row k sits in buffer k % S, tracked as a running index (no division);
+    // bit b of `phases` is the parity the next wait on buffer b expects.
+    auto buffer = [&](int b) { return ring + b * p.slice; };
+    uint32_t phases = 0;
 
-    // Thread 0 asks for the slice of the block's k-th row into buffer k % S.
-    auto fetch = [&](int64_t k) {
+    // Thread 0 asks for the slice of the block's k-th row into buffer b.
+    auto fetch = [&](int k, int b) {
         if (row_of(k) >= p.rows) return;
         int64_t io, oo;
         p.ix.offsets(row_of(k), &io, &oo);
-        gpu::bulk::expect_bytes(&full[k % S], bytes);
-        gpu::bulk::copy_to_shared(buffer(k), in + io + k0, bytes, &full[k % S]);
+        gpu::bulk::expect_bytes(&full[b], bytes);
+        gpu::bulk::copy_to_shared(buffer(b), in + io + k0, bytes, &full[b]);
     };
-    // Waits for row k's slice and reduces it; split rows publish the pair.
-    auto stats = [&](int64_t k) {
-        gpu::bulk::wait(&full[k % S], unsigned(k / S) & 1u);
-        const F32Pair ms = slice_stats(buffer(k), nv, scratch);
+    // Waits for row k's slice in buffer b and reduces it; split rows publish the pair.
+    auto stats = [&](int k, int b) {
+        gpu::bulk::wait(&full[b], (phases >> b) & 1u);
+        phases ^= 1u << b;
+        const F32Pair ms = slice_stats(buffer(b), nv, scratch);
         if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
         return ms;
     };
     if (threadIdx.x == 0) {
         for (int b = 0; b < S; ++b) gpu::bulk::init(&full[b]);
-        for (int k = 0; k < S; ++k) fetch(k);
+        for (int k = 0; k < S; ++k) fetch(k, k);
     }
     __syncthreads();
     if (first >= p.rows) return;
 
-    F32Pair cur = stats(0);
-    for (int64_t k = 0; row_of(k) < p.rows; ++k) {
+    F32Pair cur = stats(0, 0);
+    for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
+        const int next_b = b + 1 == S ? 0 : b + 1;
+        const EarlySlots early = load_early_slots(p, row_of(k));
         F32Pair next{};
-        if (row_of(k + 1) < p.rows) next = stats(k + 1);
-        const F32Pair row = p.chunks > 1 ? join_row_slices(p, row_of(k), &row_stats) : cur;
+        if (row_of(k + 1) < p.rows) next = stats(k + 1, next_b);
+        const F32Pair row = p.chunks > 1 ? join_row_slices(p, row_of(k), early, &row_stats) : cur;
         int64_t io, oo;
         p.ix.offsets(row_of(k), &io, &oo);
-        slice_write(buffer(k), out + oo + k0, nv, cur.a, row);
-        __syncthreads();  // every thread is done with buffer k % S: refill it
+        slice_write(buffer(b), out + oo + k0, nv, cur.a, row);
+        __syncthreads();  // every thread is done with buffer b: refill it
         if (threadIdx.x == 0) {
             gpu::bulk::fence_before_async_write();
-            fetch(k + S);
+            fetch(k + S, b);
         }
         cur = next;
+        b = next_b;
     }
 #endif
 }

@@ -397,7 +397,8 @@ bool bulk_faster(const AxisPlan &p) {
 // (tuning knobs, read at descriptor creation); the ring always fits one block.
 constexpr int64_t kBulkSliceBytes = 32 * 1024;
 constexpr int kBulkStages = 3;
-constexpr int kBulkVectorsPerThread = 8;
+constexpr int kBulkVectorsPerThread = 8;     // split rows
+constexpr int kBulkRowVectorsPerThread = 4;  // a whole row per block
 
 struct BulkRing {
     int64_t slice_bytes;
@@ -483,9 +484,11 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // per row would couple more blocks in each row's exchange (measured on the
     // H200, docs/perf-notes.md v6: f32 (2048, 65536) 66% of the copy ceiling
     // with 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB).
+    // (OPRT_SOFTMAX_BULK_CHUNKS overrides the slice count: a tuning knob.)
+    const int64_t split_chunks = env_int("OPRT_SOFTMAX_BULK_CHUNKS", int(kBulkSplitChunks));
     int64_t slice_bytes = ring.slice_bytes;
     if (L * esize > slice_bytes)
-        slice_bytes = clamp64(round_up(ceil_div(L * esize, kBulkSplitChunks), 16),
+        slice_bytes = clamp64(round_up(ceil_div(L * esize, split_chunks), 16),
                               kBulkMinSliceBytes < slice_bytes ? kBulkMinSliceBytes : slice_bytes, slice_bytes);
     const int64_t max_slice = slice_bytes / esize;
     int64_t chunks = ceil_div(L, max_slice);
@@ -496,9 +499,12 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     }
     const int64_t slice = round_up(ceil_div(L, chunks), P);
     chunks = ceil_div(L, slice);
-    // About kBulkVectorsPerThread vectors per thread in each pass over the slice
-    // (OPRT_SOFTMAX_BULK_VECS overrides it: a tuning knob).
-    const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", kBulkVectorsPerThread);
+    // Vectors per thread in each pass over the slice (OPRT_SOFTMAX_BULK_VECS
+    // overrides it: a tuning knob). A whole row per block takes more threads:
+    // those blocks are large (2 per SM for 32 KB rows), so 4 vectors a thread
+    // keep 32 warps on the SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows
+    // measured 0-3% slower with 4, docs/perf-notes.md v7).
+    const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
     const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
     int64_t resident = 0;
     s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);

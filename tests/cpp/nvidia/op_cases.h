@@ -378,6 +378,10 @@ inline void inject_specials(Tensor &in, int axis) {
         if (s == 2) in.set(io[L - 1], inf);
         if (s == 3)
             for (size_t k = 0; k < L; k += 3) in.set(io[k], -inf);
+        if (s == 4) {  // the first half -inf but one NaN: a part of the row with no finite value
+            for (size_t k = 0; k < L / 2; ++k) in.set(io[k], -inf);
+            in.set(io[L / 4], std::nanf(""));
+        }
     });
     upload(in);
 }

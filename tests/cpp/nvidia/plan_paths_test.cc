@@ -195,6 +195,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             // Values near the type's range limit: exp(x - max) must take the
             // difference first (max * log2(e), rounded, is off by far more than 1).
             check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            // 16-bit exponents fold max * log2(e) into one FFMA up to |max| = 64:
+            // maxima just inside and just outside that bound.
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, range);
         }
         {
             ExpectKernel k("rows_bulk_ring_split");  // slices of a row over blocks that swap (max, sum)
@@ -204,6 +207,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{20, 1000000}}, 1, true);  // several rows per block, cooperative waits
             check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // unaligned: the two-pass kernels
             check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, range);
         }
         // Rows of a length that is not whole 16-byte vectors: the dense-row kernels.
         check_softmax(dt, {{37, 4097}}, 1);
