@@ -194,8 +194,13 @@ inline void make_tensor(Tensor &t, oprt_dtype_t dtype, std::vector<int64_t> shap
     ASSERT_EQ(cudaMemcpy(t.dev.get(), t.host.data(), t.host.size(), cudaMemcpyHostToDevice), cudaSuccess);
 }
 
+// upload and poison finish before they return: cudaMemcpy from pageable memory
+// and cudaMemset may still be running on the legacy stream, which work on a
+// non-blocking stream does not wait for (a graph replay's first kernels once
+// ran before the poison landed and "lost" their output).
 inline void upload(Tensor &t) {
     ASSERT_EQ(cudaMemcpy(t.dev.get(), t.host.data(), t.host.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 inline void download(Tensor &t) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -204,6 +209,7 @@ inline void download(Tensor &t) {
 // Output poisoned with NaN bytes before each run: an unwritten element fails.
 inline void poison(Tensor &t) {
     ASSERT_EQ(cudaMemset(t.dev.get(), 0xFF, t.host.size() > 0 ? t.host.size() : 1), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
 }
 
 // Tolerances of a result rounded once to `d` from an exact value.
