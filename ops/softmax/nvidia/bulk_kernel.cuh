@@ -139,7 +139,7 @@ __device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t ro
                 if (c0 + j * W >= p.chunks) break;
                 batch.b += sum_against(unpack_pair(bits[j]), batch.a);
             }
-            acc = c0 == threadIdx.x ? batch : CombineOp{}(acc, batch);  // more than one batch: over 256 slices
+            acc = c0 == threadIdx.x ? batch : CombineOp{}(acc, batch);  // more than one batch: over 128 slices
         }
         const float m = gpu::warp_allreduce(acc.a, gpu::MaxOp{});
         const float sum = gpu::warp_allreduce(sum_against(acc, m), gpu::SumOp{});
