@@ -309,16 +309,18 @@ oprt_status_t kernel_ptx_version(const char *op, const void *kernel, int *versio
     return OPRT_SUCCESS;
 }
 
-bool clusters_allowed() {
-    const char *v = std::getenv("OPRT_DISABLE_CLUSTERS");
-    return v == nullptr || v[0] == '\0' || v[0] == '0';
+namespace {
+// An on/off switch of the environment: set to anything but "" or "0".
+bool env_switch_on(const char *name) {
+    const char *v = std::getenv(name);
+    return v != nullptr && v[0] != '\0' && v[0] != '0';
 }
+}  // namespace
+
+bool clusters_allowed() { return !env_switch_on("OPRT_DISABLE_CLUSTERS"); }
 
 bool overlapped_launch_allowed() {
-    static const bool disabled = [] {
-        const char *v = std::getenv("OPRT_DISABLE_OVERLAPPED_LAUNCH");
-        return v != nullptr && v[0] != '\0' && v[0] != '0';
-    }();
+    static const bool disabled = env_switch_on("OPRT_DISABLE_OVERLAPPED_LAUNCH");
     DeviceInfo info;
     return !disabled && current_device("launch", &info) == OPRT_SUCCESS && info.cc_major >= 9;
 }

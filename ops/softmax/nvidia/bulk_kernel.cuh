@@ -196,7 +196,6 @@ __device__ __forceinline__ float slice_max(const T *x, int nv) {
 // (x - m) log2(e) - c, the difference first (m log2(e) rounded would be off by
 // more than 1 near the range limits). The loops walk pointers (no index
 // arithmetic per vector) and widen bf16 pairs with gpu::widen.
-constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kFoldMaxAbs = 64.0f;
 
 __device__ __forceinline__ bool exp2_folds(float m) { return fabsf(m) <= kFoldMaxAbs; }

@@ -31,12 +31,14 @@ __device__ __forceinline__ float exp_f32(float x) { return expf(x); }
 // exp(x) at the precision the output type keeps: the accurate expf for f32;
 // for f16/bf16 outputs (11 or 8 significant bits) the special-function unit's
 // 2^x, one instruction instead of ~10, which keeps 16-bit rows memory-bound.
+constexpr float kLog2e = 1.44269504088896341f;
+
 template <typename T>
 __device__ __forceinline__ float exp_out(float x) {
     if constexpr (std::is_same<T, float>::value) {
         return expf(x);
     } else {
-        return dev::exp2_approx(x * 1.44269504088896341f);
+        return dev::exp2_approx(x * kLog2e);
     }
 }
 
