@@ -85,6 +85,14 @@ __device__ __forceinline__ float log2_approx(float x) { return log2f(x); }
 // ---- One 16-byte store to global memory ------------------------------------------
 __device__ __forceinline__ void store_global_16(void *p, uint4 bits) { *static_cast<uint4 *>(p) = bits; }
 
+// ---- A 16-byte copy from global to shared memory: synchronous here -------------
+__device__ __forceinline__ void copy_async_16(void *smem, const void *gmem) {
+    *static_cast<uint4 *>(smem) = *static_cast<const uint4 *>(gmem);
+}
+__device__ __forceinline__ void commit_copies() {}
+template <int N>
+__device__ __forceinline__ void wait_copies() {}
+
 // ---- Programmatic dependent launch: none on MetaX; kernels launch plainly ------
 __device__ __forceinline__ void wait_prior_grid() {}
 __device__ __forceinline__ void allow_next_grid() {}

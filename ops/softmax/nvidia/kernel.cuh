@@ -103,22 +103,67 @@ __device__ __forceinline__ bool vector_aligned(const T *p) {
 
 // ---- Dense rows, row in registers ---------------------------------------------
 
+// Threads of the warp-row kernel's blocks.
+constexpr int kWarpRowsThreads = 128;
+
+// One thread's share of a row, read through shared memory: of `lanes` threads
+// on the row, `lane` takes 16-byte vectors lane, lane + lanes, ... (coalesced)
+// into x as f32. Whole vectors below `vec_end` are copied asynchronously
+// (dev::copy_async_16: no registers wait for them), the rest element by
+// element below `end`; past `end`, -inf (padding that does not move the max
+// and whose exp is 0). Each thread reads back only its own slots
+// (slots[j * blockDim.x + threadIdx.x]), so no barrier is needed.
+template <typename T, int kVecs>
+__device__ __forceinline__ void stage_row_share(uint4 *slots, const T *x, int64_t vec_end, int64_t end,
+                                                int64_t lane, int64_t lanes, float (&f)[kVecs * gpu::vector_width<T>()]) {
+    constexpr int P = gpu::vector_width<T>();
+    static_assert(sizeof(Vec<T, P>) == 16, "16-byte vectors");
+    uint4 *mine = slots + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int64_t e0 = (j * lanes + lane) * P;
+        if (e0 + P <= vec_end) dev::copy_async_16(mine + j * blockDim.x, x + e0);
+    }
+    dev::commit_copies();
+    dev::wait_copies<0>();
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int64_t e0 = (j * lanes + lane) * P;
+        Vec<T, P> v;
+        if (e0 + P <= vec_end) {
+            const uint4 bits = mine[j * blockDim.x];
+            memcpy(&v, &bits, sizeof v);
+        } else {
+#pragma unroll
+            for (int e = 0; e < P; ++e) v.v[e] = e0 + e < end ? x[e0 + e] : dev::from_f32<T>(neg_inf());
+        }
+        float w[P];
+        gpu::widen(v, w);
+#pragma unroll
+        for (int e = 0; e < P; ++e) f[j * P + e] = w[e];
+    }
+}
+
 // Softmax of rows up to kCols * G elements, G lanes per row (G = warp width,
 // or fewer lanes and several rows per warp for short rows).
 // Idea: the row stays in registers, so it is read once and written once; the
 // max and the sum are shuffle butterflies with no shared memory or barrier.
 // Lane l holds vectors l, l + G, l + 2G, ... of the row (coalesced).
 // The row's loads are all a warp has in flight, so resident warps set the
-// bandwidth: 16-bit rows of 32 values per lane ask for 8 blocks per SM (48
-// registers instead of 80: 32 warps instead of 24 per SM, docs/perf-notes.md v6).
+// bandwidth: 16-bit rows of 32 values per lane ask for 8 blocks per SM (at
+// most 64 registers: 32 warps per SM, docs/perf-notes.md v6), and their
+// loads go through shared memory (kStaged, stage_row_share): (16384, 1024)
+// bf16 at 89% of the copy ceiling instead of 75% (docs/perf-notes.md v8).
 template <typename T, int G, int kCols>
-__global__ void __launch_bounds__(128, sizeof(T) == 2 && kCols >= 32 ? 8 : 1)
+__global__ void __launch_bounds__(kWarpRowsThreads, sizeof(T) == 2 && kCols >= 32 ? 8 : 1)
 softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
     gpu::enter_overlapped_kernel();
     constexpr int P = gpu::vector_width<T>() < kCols ? gpu::vector_width<T>() : kCols;
     constexpr int kVecs = kCols / P;
     static_assert(kCols % P == 0, "a lane holds whole vectors");
+    constexpr bool kStaged = sizeof(T) == 2 && kCols >= 32;
+    __shared__ uint4 slots[kStaged ? kVecs * kWarpRowsThreads : 1];
     const int lane = int(threadIdx.x) % G;
     const int64_t rows_per_block = blockDim.x / G;
     // `base` is uniform over the block: all lanes of a warp run the shuffles together.
@@ -132,17 +177,21 @@ softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
         T *y_row = out + oo;
         const bool vec_ok = vector_aligned(x_row) && vector_aligned(y_row);
         float x[kCols];
+        if constexpr (kStaged) {
+            stage_row_share<T, kVecs>(slots, x_row, valid && vec_ok ? L : 0, valid ? L : 0, lane, G, x);
+        } else {
 #pragma unroll
-        for (int j = 0; j < kVecs; ++j) {
-            const int64_t e0 = (int64_t(j) * G + lane) * P;
-            if (valid && vec_ok && e0 + P <= L) {
-                const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
+            for (int j = 0; j < kVecs; ++j) {
+                const int64_t e0 = (int64_t(j) * G + lane) * P;
+                if (valid && vec_ok && e0 + P <= L) {
+                    const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
 #pragma unroll
-                for (int e = 0; e < P; ++e) x[j * P + e] = dev::to_f32(v.v[e]);
-            } else {
+                    for (int e = 0; e < P; ++e) x[j * P + e] = dev::to_f32(v.v[e]);
+                } else {
 #pragma unroll
-                for (int e = 0; e < P; ++e)
-                    x[j * P + e] = valid && e0 + e < L ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+                    for (int e = 0; e < P; ++e)
+                        x[j * P + e] = valid && e0 + e < L ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+                }
             }
         }
         // Padding is -inf: it does not move the max and its exp is 0.

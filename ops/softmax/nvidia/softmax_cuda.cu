@@ -75,7 +75,6 @@ enum Kernel : int32_t {
     kRowsBulk = 11,
 };
 
-constexpr int kWarpKernelThreads = 128;
 constexpr int64_t kHalfWarpMinRowsPerSm = 4;
 constexpr int64_t kWarpMaxCols = 1024;
 // Rows in registers: f32 up to 16384 columns (512 threads x 32 values: 3983
@@ -118,8 +117,8 @@ void with_lanes(int g, F f) {
 template <typename T, int G, int C>
 void launch_warp_rows(const T *in, T *out, int64_t rows, int64_t L, const gpu::OuterIndex &ix,
                       dev::stream_t stream) {
-    const int64_t blocks = clamp64(ceil_div(rows, kWarpKernelThreads / G), 1, kMaxGridBlocks);
-    gpu::launch_overlapped(&softmax_rows_warp_kernel<T, G, C>, unsigned(blocks), kWarpKernelThreads, 0, stream, in, out,
+    const int64_t blocks = clamp64(ceil_div(rows, kWarpRowsThreads / G), 1, kMaxGridBlocks);
+    gpu::launch_overlapped(&softmax_rows_warp_kernel<T, G, C>, unsigned(blocks), kWarpRowsThreads, 0, stream, in, out,
                            rows, L, ix);
 }
 

@@ -225,6 +225,7 @@ TEST_F(NvidiaOps, SoftmaxScalarAndOuterDims) {
         check_softmax(dt, {{}}, 0);
         check_softmax(dt, {{4, 6, 50}, {700, 100, 1}}, 2);
         check_softmax(dt, {{4, 6, 2000}, {14000, 2000, 1}}, -1);
+        check_softmax(dt, {{4, 6, 1000}, {7000, 1000, 1}}, -1);  // warp rows over two outer dims
     }
 }
 
