@@ -423,8 +423,11 @@ BulkRing bulk_ring(const gpu::DeviceInfo &info) {
 // bytes when a row is split only to give every SM work.
 constexpr int64_t kBulkMinSliceBytes = 8 * 1024;
 // Slices a row longer than one buffer is split into, where slices of
-// kBulkMinSliceBytes .. one buffer allow it.
+// kBulkSplitMinSliceBytes .. one buffer allow it.
 constexpr int64_t kBulkSplitChunks = 32;
+// 16 KB rather than 8 KB slices for rows of 256 KB: f32 (2048, 65536) 85 ->
+// 88% of the copy ceiling, bf16 (1024, 131072) 82 -> 85% (docs/perf-notes.md v8).
+constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 
 // Workspace of split rows: an 8-byte (max, sum) slot per slice.
 size_t bulk_workspace_bytes(int64_t rows, int64_t chunks) {
@@ -478,7 +481,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
 
     const BulkRing ring = bulk_ring(info);
     // A row longer than one buffer is split into about kBulkSplitChunks slices
-    // of kBulkMinSliceBytes up to a buffer: smaller slices make smaller blocks
+    // of kBulkSplitMinSliceBytes up to a buffer: smaller slices make smaller blocks
     // and more of them per SM, which hides latency better, while more slices
     // per row would couple more blocks in each row's exchange (measured on the
     // H200, docs/perf-notes.md v6: f32 (2048, 65536) 66% of the copy ceiling
@@ -488,7 +491,8 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     int64_t slice_bytes = ring.slice_bytes;
     if (L * esize > slice_bytes)
         slice_bytes = clamp64(round_up(ceil_div(L * esize, split_chunks), 16),
-                              kBulkMinSliceBytes < slice_bytes ? kBulkMinSliceBytes : slice_bytes, slice_bytes);
+                              kBulkSplitMinSliceBytes < slice_bytes ? kBulkSplitMinSliceBytes : slice_bytes,
+                              slice_bytes);
     const int64_t max_slice = slice_bytes / esize;
     int64_t chunks = ceil_div(L, max_slice);
     if (rows * chunks < sms) {  // few rows: more, smaller slices so every SM streams
