@@ -7,7 +7,8 @@
 //   dense rows (inner == 1, axis stride 1 in and out):
 //     L <= P * warp / 2                    -> sub-warp per row, one vector per lane
 //     L <= P * warp, rows >= 4 * SMs       -> half a warp per row, two vectors per lane
-//     L <= 1024                            -> warp per row, row in registers
+//     L <= 1024                            -> warp per row, row in registers (16-bit rows
+//                                             of > 512: loaded through shared memory)
 //     L <= 16384 f32, 8192 f16/bf16        -> block per row, row in registers
 //     L <= what one block's shared memory holds as f32 (~57K on sm_90):
 //       rows < SMs                         -> split rows: stats pass + write pass (workspace)
