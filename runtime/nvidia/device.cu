@@ -67,6 +67,14 @@ private:
 // The dynamic shared memory each kernel is already allowed on each device.
 std::mutex g_smem_mutex;
 std::vector<std::pair<const void *, size_t>> g_smem_allowed[kCachedDevices];
+// Blocks per SM already queried on each device (same mutex).
+struct ResidentEntry {
+    const void *kernel;
+    int threads;
+    size_t smem;
+    int blocks;
+};
+std::vector<ResidentEntry> g_resident[kCachedDevices];
 // The kernels already allowed clusters above 8 blocks on each device (same mutex).
 std::vector<const void *> g_large_clusters[kCachedDevices];
 
@@ -271,6 +279,37 @@ oprt_status_t allow_dynamic_smem(const char *op, const void *kernel, size_t byte
             }
         allowed->emplace_back(kernel, bytes);
     }
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t resident_blocks_per_sm(const char *op, const void *kernel, int threads, size_t smem, int *blocks) {
+    *blocks = 0;
+    oprt_status_t s = allow_dynamic_smem(op, kernel, smem);
+    if (s != OPRT_SUCCESS) return s;
+    RelaxedCaptureScope relaxed;
+    int device = 0;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaGetDevice", e);
+    }
+    std::vector<ResidentEntry> *cache = device >= 0 && device < kCachedDevices ? &g_resident[device] : nullptr;
+    {
+        std::lock_guard<std::mutex> lock(g_smem_mutex);
+        if (cache != nullptr)
+            for (const ResidentEntry &r : *cache)
+                if (r.kernel == kernel && r.threads == threads && r.smem == smem) {
+                    *blocks = r.blocks;
+                    return OPRT_SUCCESS;
+                }
+    }
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", e);
+    }
+    std::lock_guard<std::mutex> lock(g_smem_mutex);
+    if (cache != nullptr) cache->push_back(ResidentEntry{kernel, threads, smem, *blocks});
     return OPRT_SUCCESS;
 }
 

@@ -82,6 +82,13 @@ oprt_status_t check_launch(const char *op, const char *kernel_name);
 // device id, once per (kernel, size) high-water mark.
 oprt_status_t allow_dynamic_smem(const char *op, const void *kernel, size_t bytes);
 
+// How many blocks of `kernel` (a __global__ function's address) with
+// `threads` threads and `smem` bytes of dynamic shared memory one SM of the
+// current device holds at once (allowing that shared memory first). Queried
+// once per device, kernel, threads and smem, then cached: launch code may ask
+// on every execute.
+oprt_status_t resident_blocks_per_sm(const char *op, const void *kernel, int threads, size_t smem, int *blocks);
+
 // Lets `kernel` run in clusters of more than the portable 8 blocks on the
 // current device (set once per device and kernel, like allow_dynamic_smem).
 oprt_status_t allow_large_clusters(const char *op, const void *kernel);

@@ -451,17 +451,10 @@ const void *bulk_kernel_for(oprt_dtype_t dtype) {
 // Blocks of `kernel` (threads, dynamic shared memory) resident at once on the current device.
 oprt_status_t bulk_resident_blocks(const char *op, const void *kernel, int threads, size_t smem,
                                    const gpu::DeviceInfo &info, int64_t *blocks) {
-    *blocks = 0;
-    oprt_status_t s = gpu::allow_dynamic_smem(op, kernel, smem);
-    if (s != OPRT_SUCCESS) return s;
     int per_sm = 0;
-    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(op, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", int(e));
-    }
+    const oprt_status_t s = gpu::resident_blocks_per_sm(op, kernel, threads, smem, &per_sm);
     *blocks = int64_t(per_sm) * info.sm_count;
-    return OPRT_SUCCESS;
+    return s;
 }
 #endif
 
