@@ -287,12 +287,7 @@ oprt_status_t resident_blocks_per_sm(const char *op, const void *kernel, int thr
     oprt_status_t s = allow_dynamic_smem(op, kernel, smem);
     if (s != OPRT_SUCCESS) return s;
     RelaxedCaptureScope relaxed;
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return runtime_error(op, "cudaGetDevice", e);
-    }
+    const int device = current_device_id();  // -1: not cached, asked every time
     std::vector<ResidentEntry> *cache = device >= 0 && device < kCachedDevices ? &g_resident[device] : nullptr;
     {
         std::lock_guard<std::mutex> lock(g_smem_mutex);
@@ -303,7 +298,7 @@ oprt_status_t resident_blocks_per_sm(const char *op, const void *kernel, int thr
                     return OPRT_SUCCESS;
                 }
     }
-    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, threads, smem);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return runtime_error(op, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", e);

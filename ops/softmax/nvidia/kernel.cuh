@@ -153,7 +153,7 @@ __device__ __forceinline__ void stage_row_share(uint4 *slots, const T *x, int64_
 // bandwidth: 16-bit rows of 32 values per lane ask for 8 blocks per SM (at
 // most 64 registers: 32 warps per SM, docs/perf-notes.md v6), and their
 // loads go through shared memory (kStaged, stage_row_share): (16384, 1024)
-// bf16 at 89% of the copy ceiling instead of 75% (docs/perf-notes.md v8).
+// bf16 at 87% of the copy ceiling instead of 75% (docs/perf-notes.md v8).
 template <typename T, int G, int kCols>
 __global__ void __launch_bounds__(kWarpRowsThreads, sizeof(T) == 2 && kCols >= 32 ? 8 : 1)
 softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
