@@ -335,7 +335,6 @@ const void *inner_cluster_kernel(oprt_dtype_t dtype, int V) {
     return nullptr;
 }
 
-
 template <typename T>
 oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
     const T *in = static_cast<const T *>(args.in0);
