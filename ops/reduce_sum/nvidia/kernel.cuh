@@ -185,6 +185,30 @@ reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, i
     dev::cluster_sync();  // no block exits while block 0 may still read its slot
 }
 
+// y[0..V) = the V sums, rounded to Tout (f32 partial sums stay f32), with
+// 16-byte stores where y is aligned for them. The stores are stated
+// (store_vec_global): a plain vector assignment next to a scalar fallback was
+// compiled to V scalar stores, which made 16-bit first-axis sums 10% slower
+// (docs/perf-notes.md v9).
+template <typename Tout, int V>
+__device__ __forceinline__ void store_sums(Tout *y, const float (&sums)[V]) {
+    constexpr int N = 16 / int(sizeof(Tout));  // elements per 16-byte store
+    if constexpr (V % N == 0) {
+        if (gpu::aligned_to(y, 16)) {
+#pragma unroll
+            for (int g = 0; g < V / N; ++g) {
+                Vec<Tout, N> r;
+#pragma unroll
+                for (int e = 0; e < N; ++e) r.v[e] = dev::from_f32<Tout>(sums[g * N + e]);
+                gpu::store_vec_global<N>(y + g * N, r);
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < V; ++e) y[e] = dev::from_f32<Tout>(sums[e]);
+}
+
 // Geometry of the inner-axis kernel, by value in its parameters.
 struct InnerParams {
     int64_t outer = 1;
@@ -249,18 +273,10 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         }
         if (!kCluster && p.by == 1) {  // one thread per column: no tree, store straight from registers
             if (i < p.inner) {
-                if (partial != nullptr) {
-#pragma unroll
-                    for (int e = 0; e < V; ++e) partial[(c * p.outer + o) * p.inner + i + e] = acc[e];
-                } else if (gpu::aligned_to(out + oo + i, sizeof(Tout) * V)) {  // V outputs, one store
-                    Vec<Tout, V> r;
-#pragma unroll
-                    for (int e = 0; e < V; ++e) r.v[e] = dev::from_f32<Tout>(acc[e]);
-                    gpu::store_vec<V>(out + oo + i, r);
-                } else {
-#pragma unroll
-                    for (int e = 0; e < V; ++e) out[oo + i + e] = dev::from_f32<Tout>(acc[e]);
-                }
+                if (partial != nullptr)
+                    store_sums(partial + (c * p.outer + o) * p.inner + i, acc);
+                else
+                    store_sums(out + oo + i, acc);
             }
             continue;  // p.by is uniform: every thread of the block takes this branch
         }
@@ -294,12 +310,11 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         } else {
             if (ty == 0 && i < p.inner) {
 #pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    if (partial != nullptr)
-                        partial[(c * p.outer + o) * p.inner + i + e] = mine[e];
-                    else
-                        out[oo + i + e] = dev::from_f32<Tout>(mine[e]);
-                }
+                for (int e = 0; e < V; ++e) acc[e] = mine[e];
+                if (partial != nullptr)
+                    store_sums(partial + (c * p.outer + o) * p.inner + i, acc);
+                else
+                    store_sums(out + oo + i, acc);
             }
             __syncthreads();  // the next tile overwrites tile_sums
         }

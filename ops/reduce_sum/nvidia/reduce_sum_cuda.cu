@@ -65,6 +65,7 @@ constexpr int kInnerThreads = 512;
 constexpr int kFinalizeThreads = 1024;
 constexpr int kStridedThreads = 256;
 constexpr int64_t kVectorsPerLane = 8;       // a row up to this many vectors per lane fits one warp
+constexpr int64_t kBlockRowVectorsPerThread = 8;
 constexpr int64_t kSplitMinRow = 16384;      // shorter rows are never split
 // Split passes aim at the blocks resident at once, not more: the split and
 // inner-tile kernels' 512-thread blocks use 47-64 registers a thread, so two
@@ -110,7 +111,10 @@ RowsChoice rows_choice(int64_t L, int64_t W) {
         const int64_t lanes = next_pow2(ceil_div(L > 0 ? L : 1, W * 4));
         return {true, int(lanes < dev::kWarpSize ? lanes : dev::kWarpSize), kGroupThreads};
     }
-    return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * 4)), 128, 512))};
+    // A block per row: about eight vectors per thread (four made 16-bit rows of
+    // 16384 stream at 94% of the copy ceiling, eight at 106%; (4097, 4099) f16
+    // 18.9 -> 11.8 us; H200, docs/perf-notes.md v9).
+    return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * kBlockRowVectorsPerThread)), 128, 512))};
 }
 
 // bx x by tile of the inner kernel for `threads` threads and V-wide columns.
