@@ -344,7 +344,8 @@ __device__ __forceinline__ void span_write(const T *__restrict__ x, T *__restric
         Vec<T, P> v = gpu::load_vec<P>(x + head + q * P);
 #pragma unroll
         for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(exp_f32(dev::to_f32(v.v[e]) - m) * inv);
-        gpu::store_vec<P>(y + head + q * P, v);
+        // Stated: a plain vector store here compiled to P scalar stores.
+        gpu::store_vec_global<P>(y + head + q * P, v);
     }
     for (int64_t i = head + nvec * P + tid; i < n; i += nt)
         y[i] = dev::from_f32<T>(exp_f32(dev::to_f32(x[i]) - m) * inv);
