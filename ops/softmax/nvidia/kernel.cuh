@@ -96,9 +96,46 @@ struct CombineOp {
 
 __device__ __forceinline__ F32Pair empty_pair() { return F32Pair{neg_inf(), 0.0f}; }
 
-template <typename T>
-__device__ __forceinline__ bool vector_aligned(const T *p) {
-    return reinterpret_cast<uintptr_t>(p) % (sizeof(T) * gpu::vector_width<T>()) == 0;
+// One vector of output. 16-bit vectors are one stated 16-byte store
+// (gpu::store_vec_global): plain vector assignments next to the kernels'
+// scalar fallbacks were compiled to eight 2-byte stores in some
+// instantiations ((8192, 4095) bf16 rows: 138 us; docs/perf-notes.md v9).
+// f32 keeps the plain store: the stated one needs its four values in four
+// adjacent registers, and the rows of 32 f32 a thread then spill; four
+// 4-byte stores cost f32 rows little ((4096, 16384) at 95% of the copy ceiling).
+template <int P, typename T>
+__device__ __forceinline__ void store_out_vec(T *p, const Vec<T, P> &v) {
+    if constexpr (sizeof(T) == 2 && sizeof(Vec<T, P>) == 16)
+        gpu::store_vec_global<P>(p, v);
+    else
+        gpu::store_vec<P>(p, v);
+}
+
+// How a row (x in, y out) is read and written with 16-byte vectors.
+// kHeads: its first `head` elements, those before x's first 16-byte boundary,
+// go one by one (one per thread: head < threads), the rest as vectors from
+// there, when y sits at the same offset from a boundary (every row of two
+// dense tensors of equal strides whose data pointers share their alignment);
+// otherwise vec is false and the whole row goes element by element. Rows of
+// odd length thus keep their vectors ((8192, 4095) bf16 took 138 us with
+// vectors on 16-byte aligned rows only, docs/perf-notes.md v9). Without
+// kHeads (every row aligned, checked at launch: rows_aligned) head is 0 and
+// the kernels hold no extra registers for it.
+struct RowHead {
+    int64_t head;
+    bool vec;
+};
+template <bool kHeads, typename T>
+__device__ __forceinline__ RowHead row_head(const T *x, const T *y, int64_t L, int64_t threads) {
+    const uintptr_t mx = reinterpret_cast<uintptr_t>(x) % gpu::kVectorBytes;
+    const uintptr_t my = reinterpret_cast<uintptr_t>(y) % gpu::kVectorBytes;
+    if constexpr (!kHeads) {
+        return RowHead{0, mx == 0 && my == 0};
+    } else {
+        const int64_t h = gpu::elements_before_vector_boundary(x, L);
+        if (mx != my || mx % sizeof(T) != 0 || h >= threads) return RowHead{0, false};
+        return RowHead{h, true};
+    }
 }
 
 // ---- Dense rows, row in registers ---------------------------------------------
@@ -154,7 +191,7 @@ __device__ __forceinline__ void stage_row_share(uint4 *slots, const T *x, int64_
 // most 64 registers: 32 warps per SM, docs/perf-notes.md v6), and their
 // loads go through shared memory (kStaged, stage_row_share): (16384, 1024)
 // bf16 at 87% of the copy ceiling instead of 75% (docs/perf-notes.md v8).
-template <typename T, int G, int kCols>
+template <typename T, int G, int kCols, bool kHeads>
 __global__ void __launch_bounds__(kWarpRowsThreads, sizeof(T) == 2 && kCols >= 32 ? 8 : 1)
 softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
@@ -173,33 +210,38 @@ softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
         const bool valid = row < rows;
         int64_t io = 0, oo = 0;
         if (valid) ix.offsets(row, &io, &oo);
-        const T *x_row = in + io;
-        T *y_row = out + oo;
-        const bool vec_ok = vector_aligned(x_row) && vector_aligned(y_row);
+        const RowHead rh = valid ? row_head<kHeads>(in + io, out + oo, L, G) : RowHead{0, false};
+        const bool vec_ok = rh.vec;
+        // Lane l < head holds element l; the lanes' vectors start at the boundary.
+        float hx = valid && lane < rh.head ? dev::to_f32(in[io + lane]) : neg_inf();
+        const T *x_row = in + io + rh.head;
+        T *y_row = out + oo + rh.head;
+        const int64_t Lv = L - rh.head;
         float x[kCols];
         if constexpr (kStaged) {
-            stage_row_share<T, kVecs>(slots, x_row, valid && vec_ok ? L : 0, valid ? L : 0, lane, G, x);
+            stage_row_share<T, kVecs>(slots, x_row, valid && vec_ok ? Lv : 0, valid ? Lv : 0, lane, G, x);
         } else {
 #pragma unroll
             for (int j = 0; j < kVecs; ++j) {
                 const int64_t e0 = (int64_t(j) * G + lane) * P;
-                if (valid && vec_ok && e0 + P <= L) {
+                if (valid && vec_ok && e0 + P <= Lv) {
                     const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
 #pragma unroll
                     for (int e = 0; e < P; ++e) x[j * P + e] = dev::to_f32(v.v[e]);
                 } else {
 #pragma unroll
                     for (int e = 0; e < P; ++e)
-                        x[j * P + e] = valid && e0 + e < L ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+                        x[j * P + e] = valid && e0 + e < Lv ? dev::to_f32(x_row[e0 + e]) : neg_inf();
                 }
             }
         }
         // Padding is -inf: it does not move the max and its exp is 0.
-        float m = neg_inf();
+        float m = hx;
 #pragma unroll
         for (int c = 0; c < kCols; ++c) m = fmaxf(m, x[c]);
         m = gpu::group_allreduce<G>(m, gpu::MaxOp{});
-        float s = 0.0f;
+        hx = exp_out<T>(hx - m);
+        float s = hx;
 #pragma unroll
         for (int c = 0; c < kCols; ++c) {
             x[c] = exp_out<T>(x[c] - m);
@@ -208,18 +250,19 @@ softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
         s = gpu::group_allreduce<G>(s, gpu::SumOp{});
         const float inv = 1.0f / s;
         if (!valid) continue;
+        if (lane < rh.head) out[oo + lane] = dev::from_f32<T>(hx * inv);
 #pragma unroll
         for (int j = 0; j < kVecs; ++j) {
             const int64_t e0 = (int64_t(j) * G + lane) * P;
-            if (vec_ok && e0 + P <= L) {
+            if (vec_ok && e0 + P <= Lv) {
                 Vec<T, P> v;
 #pragma unroll
                 for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(x[j * P + e] * inv);
-                gpu::store_vec<P>(y_row + e0, v);
+                store_out_vec<P>(y_row + e0, v);
             } else {
 #pragma unroll
                 for (int e = 0; e < P; ++e)
-                    if (e0 + e < L) y_row[e0 + e] = dev::from_f32<T>(x[j * P + e] * inv);
+                    if (e0 + e < Lv) y_row[e0 + e] = dev::from_f32<T>(x[j * P + e] * inv);
             }
         }
     }
@@ -231,7 +274,7 @@ softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
 // coalesced), so HBM is read once and written once; a block max, one exp per
 // element, a block sum. (Reducing (max, sum) pairs instead saves a barrier
 // pair but costs two exps per shuffle step: measured slower.)
-template <typename T, int kVecs>
+template <typename T, int kVecs, bool kHeads>
 __global__ void __launch_bounds__(1024)
 softmax_rows_block_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
                                     OuterIndex ix) {
@@ -243,29 +286,33 @@ softmax_rows_block_registers_kernel(const T *__restrict__ in, T *__restrict__ ou
     for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         int64_t io, oo;
         ix.offsets(row, &io, &oo);
-        const T *x_row = in + io;
-        T *y_row = out + oo;
-        const bool vec_ok = vector_aligned(x_row) && vector_aligned(y_row);
+        // Thread t < head holds element t (hx); the vectors start at the boundary.
+        const RowHead rh = row_head<kHeads>(in + io, out + oo, L, nt);
+        float hx = tid < rh.head ? dev::to_f32(in[io + tid]) : neg_inf();
+        const T *x_row = in + io + rh.head;
+        T *y_row = out + oo + rh.head;
+        const int64_t Lv = L - rh.head;
         float x[E];
         // All loads first: kVecs 16-byte requests in flight per thread.
 #pragma unroll
         for (int j = 0; j < kVecs; ++j) {
             const int64_t e0 = (j * nt + tid) * P;
-            if (vec_ok && e0 + P <= L) {
+            if (rh.vec && e0 + P <= Lv) {
                 const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
 #pragma unroll
                 for (int e = 0; e < P; ++e) x[j * P + e] = dev::to_f32(v.v[e]);
             } else {
 #pragma unroll
-                for (int e = 0; e < P; ++e) x[j * P + e] = e0 + e < L ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+                for (int e = 0; e < P; ++e) x[j * P + e] = e0 + e < Lv ? dev::to_f32(x_row[e0 + e]) : neg_inf();
             }
         }
         // Padding is -inf: it does not move the max and adds 0.
-        float m = neg_inf();
+        float m = hx;
 #pragma unroll
         for (int c = 0; c < E; ++c) m = fmaxf(m, x[c]);
         m = gpu::block_allreduce(m, gpu::MaxOp{}, neg_inf(), scratch);
-        float s = 0.0f;
+        hx = hx != neg_inf() ? exp_out<T>(hx - m) : 0.0f;
+        float s = hx;
 #pragma unroll
         for (int c = 0; c < E; ++c) {
             // -inf adds 0, also when the whole row is -inf (m == -inf); that
@@ -275,18 +322,19 @@ softmax_rows_block_registers_kernel(const T *__restrict__ in, T *__restrict__ ou
         }
         s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
         const float scale = 1.0f / s;
+        if (tid < rh.head) out[oo + tid] = dev::from_f32<T>(hx * scale);
 #pragma unroll
         for (int j = 0; j < kVecs; ++j) {
             const int64_t e0 = (j * nt + tid) * P;
-            if (vec_ok && e0 + P <= L) {
+            if (rh.vec && e0 + P <= Lv) {
                 Vec<T, P> v;
 #pragma unroll
                 for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(x[j * P + e] * scale);
-                gpu::store_vec<P>(y_row + e0, v);
+                store_out_vec<P>(y_row + e0, v);
             } else {
 #pragma unroll
                 for (int e = 0; e < P; ++e)
-                    if (e0 + e < L) y_row[e0 + e] = dev::from_f32<T>(x[j * P + e] * scale);
+                    if (e0 + e < Lv) y_row[e0 + e] = dev::from_f32<T>(x[j * P + e] * scale);
             }
         }
         // The next row's reduction reuses `scratch` safely (see block_allreduce).
@@ -420,12 +468,16 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
         p.ix.offsets(row, &io, &oo);
         const int64_t k0 = int64_t(rank) * p.slice;
         const int64_t n = p.L - k0 < 0 ? 0 : (p.L - k0 < p.slice ? p.L - k0 : p.slice);
-        const T *x = in + io + k0;
-        T *y = out + oo + k0;
-        // Slices start at multiples of P, so the row's alignment is the slice's.
-        const bool vec_ok = vector_aligned(in + io) && vector_aligned(out + oo);
-        const int64_t cached = n < p.cached ? n : p.cached;
-        const int64_t cv = vec_ok ? cached / P : 0;  // vectors of the cached part; the rest one by one
+        // The slice's elements before its first 16-byte boundary (row_head) go
+        // with the streamed tail; the cached part starts at the boundary.
+        const RowHead rh = row_head<true>(in + io + k0, out + oo + k0, n, nt);
+        const T *head_x = in + io + k0;
+        T *head_y = out + oo + k0;
+        const T *x = head_x + rh.head;
+        T *y = head_y + rh.head;
+        const int64_t nh = n - rh.head;  // elements from the boundary on
+        const int64_t cached = nh < p.cached ? nh : p.cached;
+        const int64_t cv = rh.vec ? cached / P : 0;  // vectors of the cached part; the rest one by one
 
         // Read pass: the cached part into shared memory as f32, four vectors in
         // flight (eight measured slower: 2116 against 2712 GB/s at 16384 bf16).
@@ -462,8 +514,8 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
         }
         // The tail beyond shared memory, streamed (read again from L2 below):
         // a running (max, sum), rescaled to the row max once that is known.
-        F32Pair tail = empty_pair();
-        if (cached < n) tail = span_stats(x + cached, n - cached, tid, nt);
+        F32Pair tail = rh.head > 0 ? span_stats(head_x, rh.head, tid, nt) : empty_pair();
+        if (cached < nh) tail = CombineOp{}(tail, span_stats(x + cached, nh - cached, tid, nt));
         m = gpu::block_allreduce(fmaxf(m, tail.a), gpu::MaxOp{}, neg_inf(), scratch);
         m = cluster_allreduce<kCluster>(m, gpu::MaxOp{}, &slot_max, gathered);
 
@@ -489,13 +541,14 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
         const float inv = 1.0f / s;
 
         // Write pass: the streamed tail first (most recently read, still in L2), then shared memory.
-        if (cached < n) span_write(x + cached, y + cached, n - cached, m, inv, tid, nt);
+        if (cached < nh) span_write(x + cached, y + cached, nh - cached, m, inv, tid, nt);
+        if (rh.head > 0) span_write(head_x, head_y, rh.head, m, inv, tid, nt);
         for (q = tid; q < cv; q += nt) {
             const Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
             Vec<T, P> v;
 #pragma unroll
             for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(f.v[e] * inv);
-            gpu::store_vec<P>(y + q * P, v);
+            store_out_vec<P>(y + q * P, v);
         }
         for (int64_t i = cv * P + tid; i < cached; i += nt) y[i] = dev::from_f32<T>(buf[i] * inv);
     }

@@ -106,6 +106,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
             for (int64_t L : {P * 16, P * 16 + 1, P * 24 + 3, P * 32}) check_softmax(dt, {{600, L}}, 1);
             check_softmax(dt, {{600, P * 32}, {}, 1}, 1);
             check_softmax(dt, {{600, P * 32}}, 1, /*specials=*/true);
+            // Odd rows start off 16-byte boundaries: heads peeled, specials among them.
+            check_softmax(dt, {{600, P * 24 + 3}}, 1, /*specials=*/true);
         }
         {
             ExpectKernel k("rows_warp_registers");
@@ -116,6 +118,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
             // Rows enough to fill the GPU, specials, misaligned rows, values near the range limit.
             check_softmax(dt, {{600, 1024}}, 1, /*specials=*/true);
             check_softmax(dt, {{600, 1000}, {}, 1}, 1);  // misaligned: element loads and -inf padding
+            // In and out both off a boundary (every row peels a head), and odd rows with specials.
+            check_softmax(dt, {{600, 1000}, {}, 1}, 1, false, {}, /*out_offset=*/1);
+            check_softmax(dt, {{600, 1023}}, 1, /*specials=*/true);
             check_softmax(dt, {{600, 1024}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
         }
         const int64_t reg_max = dt == OPRT_DTYPE_F32 ? 16384 : 8192;
@@ -125,6 +130,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
                               int64_t(4097), int64_t(5000), int64_t(8191), reg_max - 1, reg_max})
                 check_softmax(dt, {{37, L}}, 1);
             check_softmax(dt, {{37, 4097}, {}, 1}, 1);  // misaligned rows: element loads
+            check_softmax(dt, {{37, 4096}, {}, 3}, 1, false, {}, /*out_offset=*/3);  // heads on every row
+            check_softmax(dt, {{37, reg_max - 1}}, 1, /*specials=*/true);           // heads on odd rows
             check_softmax(dt, {{8, 3000}}, 1, /*specials=*/true);
             check_softmax(dt, {{8, reg_max}}, 1, true);
             check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
@@ -147,6 +154,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
         // the default limit, so the kernel must opt in (it did not, once).
         if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{150, 12288}}, 1);
         check_softmax(dt, {{150, 20003}}, 1);  // odd rows: every other row misaligned
+        check_softmax(dt, {{150, 20003}}, 1, /*specials=*/true);
+        check_softmax(dt, {{150, 20000}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // a head on every row
+        check_softmax(dt, {{150, 20000}}, 1, false, {}, /*out_offset=*/1);          // in and out apart
         check_softmax(dt, {{150, 20000}}, 1, /*specials=*/true);
         check_softmax(dt, {{150, 40000}}, 1);
         check_softmax(dt, {{140, 57000}}, 1, true);

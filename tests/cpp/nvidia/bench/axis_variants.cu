@@ -68,7 +68,7 @@ template <typename T, int V>
 void sm_registers(const T *in, T *out, int64_t rows, int64_t L, int threads) {
     const OuterIndex ix = rows_index(L);
     const double t = time_graph([&] {
-        sm::softmax_rows_block_registers_kernel<T, V><<<unsigned(rows), threads, 0, g_stream>>>(in, out, rows, L, ix);
+        sm::softmax_rows_block_registers_kernel<T, V, false><<<unsigned(rows), threads, 0, g_stream>>>(in, out, rows, L, ix);
     });
     char what[64];
     std::snprintf(what, sizeof what, "softmax registers thr %d vecs %d", threads, V);
