@@ -304,10 +304,60 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
     }
 }
 
+// Whole 16-bit rows of at most kRowRegisterVecs vectors a thread (blocks of at
+// most kRowRegisterThreads): the exps stay in registers from the sum to the
+// write pass, so each element takes one 2^x instead of two (the ring's write
+// pass recomputes them; ncu put the special-function pipe at 59% there).
+constexpr int kRowRegisterVecs = 4;
+constexpr int kRowRegisterThreads = 256;
+
+template <typename T>
+__device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict__ y, int nv,
+                                                      gpu::BlockReduceScratch<float> &scratch) {
+    constexpr int P = gpu::vector_width<T>();
+    constexpr int V = kRowRegisterVecs;
+    const float m = gpu::block_allreduce(slice_max(x, nv), gpu::MaxOp{}, neg_inf(), scratch);
+    if (m == neg_inf()) {  // only -inf and NaN (uniform over the block): every output is NaN
+        slice_write(x, y, nv, m, F32Pair{m, 0.0f});
+        return;
+    }
+    const bool folded = exp2_folds(m);
+    const float mc = m * kLog2e;
+    float e[V * P];
+    float s = 0.0f;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        const int q = int(threadIdx.x) + j * int(blockDim.x);
+        if (q < nv) {
+            float f[P];
+            gpu::widen(gpu::load_vec<P>(x + q * P), f);
+#pragma unroll
+            for (int i = 0; i < P; ++i) {
+                e[j * P + i] = dev::exp2_approx(folded ? exp2_arg<true>(f[i], m, mc) : exp2_arg<false>(f[i], m, 0.0f));
+                s += e[j * P + i];
+            }
+        }
+    }
+    const float inv = 1.0f / gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        const int q = int(threadIdx.x) + j * int(blockDim.x);
+        if (q < nv) {
+            Vec<T, P> v;
+#pragma unroll
+            for (int i = 0; i < P; ++i) v.v[i] = dev::from_f32<T>(e[j * P + i] * inv);
+            gpu::store_vec_global<P>(y + q * P, v);
+        }
+    }
+}
+
 // Iteration k of a block reduces row k + 1's slice before it writes row k's:
 // a split row's pairs arrive while the block works, so it rarely waits.
-template <typename T>
-__global__ void __launch_bounds__(kBulkMaxThreads)
+// kRowRegisters: whole 16-bit rows held in registers (row_softmax_registers),
+// a row reduced and written before the next; its own instance, so its
+// registers do not cost the split form's blocks their occupancy.
+template <typename T, bool kRowRegisters = false>
+__global__ void __launch_bounds__(kRowRegisters ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
@@ -355,6 +405,23 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     }
     __syncthreads();
     if (first >= p.rows) return;
+
+    if constexpr (kRowRegisters) {
+        for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
+            gpu::bulk::wait(&full[b], (phases >> b) & 1u);
+            phases ^= 1u << b;
+            int64_t io, oo;
+            p.ix.offsets(row_of(k), &io, &oo);
+            row_softmax_registers(buffer(b), out + oo, nv, scratch);
+            __syncthreads();  // every thread is done with buffer b: refill it
+            if (threadIdx.x == 0) {
+                gpu::bulk::fence_before_async_write();
+                fetch(k + S, b);
+            }
+            b = b + 1 == S ? 0 : b + 1;
+        }
+        return;
+    }
 
     F32Pair cur = stats(0, 0);
     for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {

@@ -20,8 +20,10 @@
 //     then, on sm_90 (bulk_faster): rows of whole 16-byte vectors, f16/bf16 from
 //     2048 columns, f32 longer than 16384
 //                                          -> bulk copies into a ring of shared-memory
-//                                             buffers, a row per block, or split over
-//                                             blocks that swap (max, sum) (bulk_kernel.cuh)
+//                                             buffers, a row per block (16-bit rows of up
+//                                             to 8192: the exps held in registers), or
+//                                             split over blocks that swap (max, sum)
+//                                             (bulk_kernel.cuh)
 //   otherwise (non-last axis, strided axis):
 //     outer * inner >= 512 * SMs           -> thread per slice
 //     fewer slices                         -> bx x by tile per slice group
@@ -457,6 +459,29 @@ const void *bulk_kernel_address() {
     return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
 }
 
+// Whether the ring runs whole rows (chunks == 1) in its register form
+// (kRowRegisters: 16-bit rows of at most kRowRegisterVecs vectors a thread).
+// That form's 80 registers a thread leave fewer blocks resident: where the
+// ring's blocks take every row in one wave and the register form's would not,
+// the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form; H200,
+// docs/perf-notes.md v9). ring_resident, reg_resident: blocks resident at once.
+bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, int64_t ring_resident,
+                        int64_t reg_resident) {
+    const int64_t P = 16 / esize;
+    if (esize != 2 || threads > kRowRegisterThreads || ceil_div(slice, P) > int64_t(kRowRegisterVecs) * threads)
+        return false;
+    return rows <= reg_resident || rows > ring_resident;
+}
+
+template <typename T>
+const void *bulk_row_registers_kernel() {
+    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, true>);
+}
+
+const void *bulk_row_registers_kernel_for(oprt_dtype_t dtype) {
+    return dtype == OPRT_DTYPE_F16 ? bulk_row_registers_kernel<dev::half_t>() : bulk_row_registers_kernel<dev::bf16_t>();
+}
+
 const void *bulk_kernel_for(oprt_dtype_t dtype) {
     switch (dtype) {
     case OPRT_DTYPE_F32: return bulk_kernel_address<float>();
@@ -525,6 +550,14 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     if (s != OPRT_SUCCESS || resident < chunks) return s;
     p.kernel = kRowsBulk;
     p.kernel_name = chunks > 1 ? "rows_bulk_ring_split" : "rows_bulk_ring";
+    if (chunks == 1 && esize == 2) {  // the launch decides again on the executing device, by the same rule
+        int64_t reg_resident = 0;
+        s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype), threads,
+                                 size_t(ring.stages * slice * esize), info, &reg_resident);
+        if (s != OPRT_SUCCESS) return s;
+        if (bulk_row_registers(esize, rows, threads, slice, resident, reg_resident))
+            p.kernel_name = "rows_bulk_ring_registers";
+    }
     p.launch[0] = threads;
     p.launch[1] = chunks;
     p.launch[2] = slice;
@@ -543,6 +576,31 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
 // the base pointers and every outer stride.
 bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
     return rows_aligned(p, in, out, esize, gpu::bulk::kAlign);
+}
+#endif
+
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+// Whole 16-bit rows in the ring's register form where bulk_row_registers says
+// so (sets *launched); ring_resident: the plain ring's resident blocks.
+template <typename T>
+oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
+                                        int64_t ring_resident, const gpu::DeviceInfo &info, dev::stream_t stream,
+                                        bool *launched) {
+    *launched = false;
+    if constexpr (sizeof(T) == 2) {
+        const void *kernel = bulk_row_registers_kernel<T>();
+        int64_t resident = 0;
+        const oprt_status_t s = bulk_resident_blocks(kOp, kernel, threads, smem, info, &resident);
+        if (s != OPRT_SUCCESS) return s;
+        if (!bulk_row_registers(2, q.rows, threads, q.slice, ring_resident, resident)) return OPRT_SUCCESS;
+        q.row_groups = clamp64(resident, 1, q.rows);
+        gpu::launch_overlapped(&softmax_rows_bulk_kernel<T, true>, unsigned(q.row_groups), unsigned(threads), smem,
+                               stream, in, out, q);
+        *launched = true;
+    } else {
+        (void)q, (void)in, (void)out, (void)threads, (void)smem, (void)ring_resident, (void)info, (void)stream;
+    }
+    return OPRT_SUCCESS;
 }
 #endif
 
@@ -571,7 +629,12 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
         q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
         const unsigned blocks = unsigned(q.row_groups * q.chunks);
         if (q.chunks == 1) {
-            gpu::launch_overlapped(&softmax_rows_bulk_kernel<T>, blocks, unsigned(threads), smem, stream, in, out, q);
+            bool launched = false;
+            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, info, stream, &launched)) !=
+                OPRT_SUCCESS)
+                return s;
+            if (!launched)
+                gpu::launch_overlapped(&softmax_rows_bulk_kernel<T>, blocks, unsigned(threads), smem, stream, in, out, q);
             return OPRT_SUCCESS;
         }
         q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);

@@ -195,7 +195,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
     UseVariant bulk("bulk_async");
     for (oprt_dtype_t dt : all_dtypes()) {
         {
-            ExpectKernel k("rows_bulk_ring");  // a row per block
+            // A row per block; whole 16-bit rows of up to 4 vectors a thread keep their exps in registers.
+            ExpectKernel k(dt == OPRT_DTYPE_F32 ? "rows_bulk_ring" : "rows_bulk_ring_registers");
             for (int64_t L : {1024, 1280, 2304, 3000, 4096})
                 check_softmax(dt, {{300, L}}, 1);
             check_softmax(dt, {{300, 4096}}, 1, /*specials=*/true);
@@ -208,7 +209,16 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             // 16-bit exponents fold max * log2(e) into one FFMA up to |max| = 64:
             // maxima just inside and just outside that bound.
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, range);
+            check_softmax(dt, {{3000, 4096}}, 1, true);  // several rows a block: the ring cycles
         }
+        {
+            ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads, too many for the register form
+            check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
+        }
+        // Rows the plain ring takes in one wave and the register form would not (on the
+        // H200): either is right; the name depends on the device's resident blocks.
+        check_softmax(dt, {{1000, 2304}}, 1, true);
         {
             ExpectKernel k("rows_bulk_ring_split");  // slices of a row over blocks that swap (max, sum)
             check_softmax(dt, {{300, 60000}}, 1);
@@ -229,8 +239,11 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
     // The plan (no variant set): 16-bit rows from 2048 columns and f32 rows
     // longer than 16384 take the bulk kernel; the rest keep the on_chip kernels.
     for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
+        {
+            ExpectKernel k("rows_bulk_ring_registers");
+            check_softmax(dt, {{300, 2048}}, 1);
+        }
         ExpectKernel k("rows_bulk_ring");
-        check_softmax(dt, {{300, 2048}}, 1);
         check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
     }
     for (oprt_dtype_t dt : all_dtypes()) {
