@@ -185,15 +185,15 @@ reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, i
     dev::cluster_sync();  // no block exits while block 0 may still read its slot
 }
 
-// y[0..V) = the V sums, rounded to Tout (f32 partial sums stay f32), with
-// 16-byte stores where y is aligned for them. The stores are stated
-// (store_vec_global): a plain vector assignment next to a scalar fallback was
-// compiled to V scalar stores, which made 16-bit first-axis sums 10% slower
-// (docs/perf-notes.md v9).
+// y[0..V) = the V sums, rounded to Tout (f32 partial sums stay f32). 16-bit
+// outputs go as stated 16-byte stores (store_vec_global) where y is aligned
+// for them: a plain vector assignment next to the scalar fallback was compiled
+// to V two-byte stores, which made 16-bit first-axis sums 12% slower. f32
+// takes plain stores: stated ones measured 0-3% slower there (docs/perf-notes.md v9).
 template <typename Tout, int V>
 __device__ __forceinline__ void store_sums(Tout *y, const float (&sums)[V]) {
     constexpr int N = 16 / int(sizeof(Tout));  // elements per 16-byte store
-    if constexpr (V % N == 0) {
+    if constexpr (sizeof(Tout) == 2 && V % N == 0) {
         if (gpu::aligned_to(y, 16)) {
 #pragma unroll
             for (int g = 0; g < V / N; ++g) {

@@ -211,7 +211,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, range);
             check_softmax(dt, {{3000, 4096}}, 1, true);  // several rows a block: the ring cycles
         }
-        {
+        if (dt != OPRT_DTYPE_F32) {
             ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads, too many for the register form
             check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
