@@ -577,9 +577,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
 bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
     return rows_aligned(p, in, out, esize, gpu::bulk::kAlign);
 }
-#endif
 
-#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 // Whole 16-bit rows in the ring's register form where bulk_row_registers says
 // so (sets *launched); ring_resident: the plain ring's resident blocks.
 template <typename T>
@@ -592,7 +590,8 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
         int64_t resident = 0;
         const oprt_status_t s = bulk_resident_blocks(kOp, kernel, threads, smem, info, &resident);
         if (s != OPRT_SUCCESS) return s;
-        if (!bulk_row_registers(2, q.rows, threads, q.slice, ring_resident, resident)) return OPRT_SUCCESS;
+        if (!bulk_row_registers(int64_t(sizeof(T)), q.rows, threads, q.slice, ring_resident, resident))
+            return OPRT_SUCCESS;
         q.row_groups = clamp64(resident, 1, q.rows);
         gpu::launch_overlapped(&softmax_rows_bulk_kernel<T, true>, unsigned(q.row_groups), unsigned(threads), smem,
                                stream, in, out, q);
