@@ -120,7 +120,7 @@ void with_lanes(int g, F f) {
 // Whether every row of in and out starts on an `align`-byte boundary: the
 // data pointers and every outer stride (in bytes) are multiples of it.
 bool rows_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize, int64_t align) {
-    if (reinterpret_cast<uintptr_t>(in) % align != 0 || reinterpret_cast<uintptr_t>(out) % align != 0) return false;
+    if (!gpu::aligned_to(in, size_t(align)) || !gpu::aligned_to(out, size_t(align))) return false;
     for (int d = 0; d < p.outer_ndim; ++d)
         if (p.outer_shape[d] > 1 &&
             ((p.in_outer_strides[d] * esize) % align != 0 || (p.out_outer_strides[d] * esize) % align != 0))
@@ -467,7 +467,7 @@ const void *bulk_kernel_address() {
 // docs/perf-notes.md v9). ring_resident, reg_resident: blocks resident at once.
 bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, int64_t ring_resident,
                         int64_t reg_resident) {
-    const int64_t P = 16 / esize;
+    const int64_t P = gpu::kVectorBytes / esize;
     if (esize != 2 || threads > kRowRegisterThreads || ceil_div(slice, P) > int64_t(kRowRegisterVecs) * threads)
         return false;
     return rows <= reg_resident || rows > ring_resident;
