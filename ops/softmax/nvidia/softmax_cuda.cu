@@ -21,7 +21,8 @@
 //     2048 columns, f32 longer than 16384
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
-//                                             to 8192: the exps held in registers), or
+//                                             to 8192: the exps held in registers; from
+//                                             4096, blocks of two rows), or
 //                                             split over blocks that swap (max, sum)
 //                                             (bulk_kernel.cuh)
 //   otherwise (non-last axis, strided axis):
@@ -578,6 +579,16 @@ bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t es
     return rows_aligned(p, in, out, esize, gpu::bulk::kAlign);
 }
 
+// Rows of the register form from this size on run as a grid of blocks of two
+// rows each instead of one wave of blocks that loop over all rows. Blocks that
+// finish and leave let the GPU's block scheduler hand the next rows to the
+// SMs that are ahead; a fixed share per block waits for the slowest SM. H200
+// (docs/perf-notes.md v10): bf16 (8192, 4096) 40.0 -> 36.4 us (79 -> 87% of
+// the copy ceiling), (32768, 4096) 150.5 -> 131.9 us, (4096, 8192) 40.1 -> 37.6;
+// one row a block leaves nothing to overlap with its load (40.4 us), and rows
+// of 4 KB lost with it ((16384, 2048) f16 36.1 -> 45.7 us).
+constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
+
 // Whole 16-bit rows in the ring's register form where bulk_row_registers says
 // so (sets *launched); ring_resident: the plain ring's resident blocks.
 template <typename T>
@@ -593,6 +604,8 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
         if (!bulk_row_registers(int64_t(sizeof(T)), q.rows, threads, q.slice, ring_resident, resident))
             return OPRT_SUCCESS;
         q.row_groups = clamp64(resident, 1, q.rows);
+        if (q.slice * int64_t(sizeof(T)) >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
+            q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
         gpu::launch_overlapped(&softmax_rows_bulk_kernel<T, true>, unsigned(q.row_groups), unsigned(threads), smem,
                                stream, in, out, q);
         *launched = true;

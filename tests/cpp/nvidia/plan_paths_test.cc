@@ -210,6 +210,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             // maxima just inside and just outside that bound.
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, range);
             check_softmax(dt, {{3000, 4096}}, 1, true);  // several rows a block: the ring cycles
+            // 16-bit rows of 8 KB run in blocks of two rows; shorter ones on one
+            // wave of blocks that loop: here past the third buffer.
+            check_softmax(dt, {{5000, 2048}}, 1, true);
         }
         if (dt != OPRT_DTYPE_F32) {
             ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads, too many for the register form
