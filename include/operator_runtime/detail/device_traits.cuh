@@ -121,9 +121,9 @@ __device__ __forceinline__ void store_global_16(void *p, uint4 bits) {
 
 // ---- A 16-byte copy from global to shared memory without registers -----------
 // copy_async_16 starts it (cp.async on sm_80+: the data goes to shared memory
-// while the thread runs on, holding no register for it); commit_copies closes
-// a group of this thread's copies; wait_copies<N>() returns once at most the
-// N most recent groups are still in flight. Older targets copy synchronously.
+// while the thread runs on, holding no register for it); wait_copies()
+// returns once every copy this thread started has landed. Older targets copy
+// synchronously.
 __device__ __forceinline__ void copy_async_16(void *smem, const void *gmem) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -132,15 +132,9 @@ __device__ __forceinline__ void copy_async_16(void *smem, const void *gmem) {
     *static_cast<uint4 *>(smem) = *static_cast<const uint4 *>(gmem);
 #endif
 }
-__device__ __forceinline__ void commit_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
 __device__ __forceinline__ void wait_copies() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+    asm volatile("cp.async.wait_all;" ::: "memory");  // = commit_group + wait_group 0
 #endif
 }
 

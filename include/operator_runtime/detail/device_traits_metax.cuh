@@ -89,8 +89,6 @@ __device__ __forceinline__ void store_global_16(void *p, uint4 bits) { *static_c
 __device__ __forceinline__ void copy_async_16(void *smem, const void *gmem) {
     *static_cast<uint4 *>(smem) = *static_cast<const uint4 *>(gmem);
 }
-__device__ __forceinline__ void commit_copies() {}
-template <int N>
 __device__ __forceinline__ void wait_copies() {}
 
 // ---- Programmatic dependent launch: none on MetaX; kernels launch plainly ------

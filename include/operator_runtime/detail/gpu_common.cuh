@@ -51,6 +51,21 @@ __device__ __forceinline__ void store_vec_global(T *p, const Vec<T, N> &v) {
     dev::store_global_16(p, bits);
 }
 
+// One vector of an operator's output: 16-bit vectors as one stated 16-byte
+// store (store_vec_global), f32 as a plain one. Plain vector assignments of
+// 16-bit values next to a kernel's scalar fallback were compiled to eight
+// 2-byte stores in some instantiations (softmax (8192, 4095) bf16 rows 138 ->
+// 53 us, reduce_sum (8, 2^25) first axis 16-bit 90 -> 102% of the copy
+// ceiling); the stated store for f32 made rows of 32 f32 a thread spill and
+// measured 0-3% slower elsewhere (H200, docs/perf-notes.md v9).
+template <int N, typename T>
+__device__ __forceinline__ void store_out_vec(T *p, const Vec<T, N> &v) {
+    if constexpr (sizeof(T) == 2 && sizeof(Vec<T, N>) == 16)
+        store_vec_global<N>(p, v);
+    else
+        store_vec<N>(p, v);
+}
+
 // The N values of v as f32. bf16 is the upper half of an f32, so a 32-bit
 // word of two bf16 widens with one shift and one mask; converting element by
 // element, the compiler spends three instructions per pair.

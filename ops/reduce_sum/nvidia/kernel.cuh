@@ -186,10 +186,8 @@ reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, i
 }
 
 // y[0..V) = the V sums, rounded to Tout (f32 partial sums stay f32). 16-bit
-// outputs go as stated 16-byte stores (store_vec_global) where y is aligned
-// for them: a plain vector assignment next to the scalar fallback was compiled
-// to V two-byte stores, which made 16-bit first-axis sums 12% slower. f32
-// takes plain stores: stated ones measured 0-3% slower there (docs/perf-notes.md v9).
+// outputs go as 16-byte vectors (gpu::store_out_vec: one stated store) where y
+// is aligned for them; f32 as element stores.
 template <typename Tout, int V>
 __device__ __forceinline__ void store_sums(Tout *y, const float (&sums)[V]) {
     constexpr int N = 16 / int(sizeof(Tout));  // elements per 16-byte store
@@ -200,7 +198,7 @@ __device__ __forceinline__ void store_sums(Tout *y, const float (&sums)[V]) {
                 Vec<Tout, N> r;
 #pragma unroll
                 for (int e = 0; e < N; ++e) r.v[e] = dev::from_f32<Tout>(sums[g * N + e]);
-                gpu::store_vec_global<N>(y + g * N, r);
+                gpu::store_out_vec<N>(y + g * N, r);
             }
             return;
         }

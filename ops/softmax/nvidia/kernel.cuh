@@ -96,21 +96,6 @@ struct CombineOp {
 
 __device__ __forceinline__ F32Pair empty_pair() { return F32Pair{neg_inf(), 0.0f}; }
 
-// One vector of output. 16-bit vectors are one stated 16-byte store
-// (gpu::store_vec_global): plain vector assignments next to the kernels'
-// scalar fallbacks were compiled to eight 2-byte stores in some
-// instantiations ((8192, 4095) bf16 rows: 138 us; docs/perf-notes.md v9).
-// f32 keeps the plain store: the stated one needs its four values in four
-// adjacent registers, and the rows of 32 f32 a thread then spill; four
-// 4-byte stores cost f32 rows little ((4096, 16384) at 95% of the copy ceiling).
-template <int P, typename T>
-__device__ __forceinline__ void store_out_vec(T *p, const Vec<T, P> &v) {
-    if constexpr (sizeof(T) == 2 && sizeof(Vec<T, P>) == 16)
-        gpu::store_vec_global<P>(p, v);
-    else
-        gpu::store_vec<P>(p, v);
-}
-
 // How a row (x in, y out) is read and written with 16-byte vectors.
 // kHeads: its first `head` elements, those before x's first 16-byte boundary,
 // go one by one (one per thread: head < threads), the rest as vectors from
@@ -161,8 +146,7 @@ __device__ __forceinline__ void stage_row_share(uint4 *slots, const T *x, int64_
         const int64_t e0 = (j * lanes + lane) * P;
         if (e0 + P <= vec_end) dev::copy_async_16(mine + j * blockDim.x, x + e0);
     }
-    dev::commit_copies();
-    dev::wait_copies<0>();
+    dev::wait_copies();
 #pragma unroll
     for (int j = 0; j < kVecs; ++j) {
         const int64_t e0 = (j * lanes + lane) * P;
@@ -258,7 +242,7 @@ softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
                 Vec<T, P> v;
 #pragma unroll
                 for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(x[j * P + e] * inv);
-                store_out_vec<P>(y_row + e0, v);
+                gpu::store_out_vec<P>(y_row + e0, v);
             } else {
 #pragma unroll
                 for (int e = 0; e < P; ++e)
@@ -330,7 +314,7 @@ softmax_rows_block_registers_kernel(const T *__restrict__ in, T *__restrict__ ou
                 Vec<T, P> v;
 #pragma unroll
                 for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(x[j * P + e] * scale);
-                store_out_vec<P>(y_row + e0, v);
+                gpu::store_out_vec<P>(y_row + e0, v);
             } else {
 #pragma unroll
                 for (int e = 0; e < P; ++e)
@@ -548,7 +532,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
             Vec<T, P> v;
 #pragma unroll
             for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(f.v[e] * inv);
-            store_out_vec<P>(y + q * P, v);
+            gpu::store_out_vec<P>(y + q * P, v);
         }
         for (int64_t i = cv * P + tid; i < cached; i += nt) y[i] = dev::from_f32<T>(buf[i] * inv);
     }
