@@ -9,7 +9,9 @@
 // (gpu_bulk_copy.cuh). Rows longer than one block's buffer are split over
 // `chunks` blocks that swap their (max, sum) through global memory; the launch
 // is cooperative, so all blocks of a row are resident together and the wait
-// always ends.
+// always ends. The grid (softmax_cuda.cu): one wave of resident blocks that
+// loop over the rows, or for whole 16-bit rows of >= 8 KB in registers, blocks
+// of two rows each in waves (blocks that leave let the scheduler balance SMs).
 //
 // Per slice: a block max, then the exps against it and a block sum (f32 keeps
 // the exps in place; 16-bit slices recompute them in the write pass, one FFMA
@@ -37,7 +39,7 @@ struct BulkRows {
     int64_t chunks = 1;             // blocks per row
     int64_t slice = 0;              // elements per block (a multiple of the vector width)
     int32_t stages = 3;             // buffers per block (3 .. kBulkMaxStages)
-    int64_t row_groups = 1;         // rows in progress at once (gridDim.x / chunks)
+    int64_t row_groups = 1;         // gridDim.x / chunks; group g takes rows g, g + row_groups, ...
     unsigned long long *partials = nullptr;  // split rows: [rows * chunks] (max, sum) bits, all ones at launch
     OuterIndex ix;
 };
