@@ -306,25 +306,58 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
     }
 }
 
+// A row off 16-byte boundaries (kHeads): the buffer holds its aligned middle;
+// the up to 7 elements before it (the head) and after it (the tail) are read
+// and written one per thread, threads 0..6 the head and 8..14 the tail.
+struct RowEnds {
+    int64_t head;  // elements before the middle
+    int64_t mid;   // elements of the middle: whole vectors
+};
+template <typename T>
+__device__ __forceinline__ RowEnds row_ends(const T *x, int64_t L) {
+    constexpr int64_t P = gpu::vector_width<T>();
+    const int64_t h = gpu::elements_before_vector_boundary(x, L);
+    return RowEnds{h, (L - h) / P * P};
+}
+// This thread's element of the head or tail of x (L elements), or -1.
+template <typename T>
+__device__ __forceinline__ int64_t row_end_element(RowEnds r, int64_t L) {
+    constexpr int P = gpu::vector_width<T>();
+    const int64_t t = int64_t(threadIdx.x);
+    if (t < r.head) return t;
+    if (t >= P && t - P < L - r.head - r.mid) return r.head + r.mid + (t - P);
+    return -1;
+}
+
 // Whole 16-bit rows of at most kRowRegisterVecs vectors a thread (blocks of at
 // most kRowRegisterThreads): the exps stay in registers from the sum to the
 // write pass, so each element takes one 2^x instead of two (the ring's write
 // pass recomputes them; ncu put the special-function pipe at 59% there).
+// kEnd: xe is this thread's head or tail element (-inf where it has none),
+// written to *ye.
 constexpr int kRowRegisterVecs = 4;
 constexpr int kRowRegisterThreads = 256;
 
-template <typename T>
+template <typename T, bool kEnd = false>
 __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict__ y, int nv,
-                                                      gpu::BlockReduceScratch<float> &scratch) {
+                                                      gpu::BlockReduceScratch<float> &scratch,
+                                                      float xe = 0.0f, T *ye = nullptr) {
     constexpr int P = gpu::vector_width<T>();
     constexpr int V = kRowRegisterVecs;
-    const float m = gpu::block_allreduce(slice_max(x, nv), gpu::MaxOp{}, neg_inf(), scratch);
+    float own = slice_max(x, nv);
+    if constexpr (kEnd) own = fmaxf(own, xe);
+    const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
     if (m == neg_inf()) {  // only -inf and NaN (uniform over the block): every output is NaN
         slice_write(x, y, nv, m, F32Pair{m, 0.0f});
+        if constexpr (kEnd)
+            if (ye != nullptr) *ye = dev::from_f32<T>(__int_as_float(0x7fc00000));
         return;
     }
     const bool folded = exp2_folds(m);
     const float mc = m * kLog2e;
+    auto exp_of = [&](float f) {
+        return dev::exp2_approx(folded ? exp2_arg<true>(f, m, mc) : exp2_arg<false>(f, m, 0.0f));
+    };
     float e[V * P];
     float s = 0.0f;
 #pragma unroll
@@ -335,9 +368,16 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
             gpu::widen(gpu::load_vec<P>(x + q * P), f);
 #pragma unroll
             for (int i = 0; i < P; ++i) {
-                e[j * P + i] = dev::exp2_approx(folded ? exp2_arg<true>(f[i], m, mc) : exp2_arg<false>(f[i], m, 0.0f));
+                e[j * P + i] = exp_of(f[i]);
                 s += e[j * P + i];
             }
+        }
+    }
+    float ee = 0.0f;
+    if constexpr (kEnd) {
+        if (ye != nullptr) {
+            ee = exp_of(xe);
+            s += ee;
         }
     }
     const float inv = 1.0f / gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
@@ -351,6 +391,8 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
             gpu::store_vec_global<P>(y + q * P, v);
         }
     }
+    if constexpr (kEnd)
+        if (ye != nullptr) *ye = dev::from_f32<T>(ee * inv);
 }
 
 // Iteration k of a block reduces row k + 1's slice before it writes row k's:
@@ -358,9 +400,13 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 // kRowRegisters: whole 16-bit rows held in registers (row_softmax_registers),
 // a row reduced and written before the next; its own instance, so its
 // registers do not cost the split form's blocks their occupancy.
-template <typename T, bool kRowRegisters = false>
+// kHeads (with kRowRegisters): rows off 16-byte boundaries, or of a length
+// that is not whole vectors, in and out at the same offset from a boundary:
+// the buffer gets the row's aligned middle, the ends go one per thread.
+template <typename T, bool kRowRegisters = false, bool kHeads = false>
 __global__ void __launch_bounds__(kRowRegisters ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
+    static_assert(!kHeads || kRowRegisters, "rows off boundaries: the register form only");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
@@ -390,8 +436,15 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         if (row_of(k) >= p.rows) return;
         int64_t io, oo;
         p.ix.offsets(row_of(k), &io, &oo);
-        gpu::bulk::expect_bytes(&full[b], bytes);
-        gpu::bulk::copy_to_shared(buffer(b), in + io + k0, bytes, &full[b]);
+        if constexpr (kHeads) {  // the aligned middle (k0 = 0: whole rows)
+            const RowEnds r = row_ends(in + io, p.L);
+            const unsigned mid_bytes = unsigned(r.mid * int64_t(sizeof(T)));
+            gpu::bulk::expect_bytes(&full[b], mid_bytes);
+            gpu::bulk::copy_to_shared(buffer(b), in + io + r.head, mid_bytes, &full[b]);
+        } else {
+            gpu::bulk::expect_bytes(&full[b], bytes);
+            gpu::bulk::copy_to_shared(buffer(b), in + io + k0, bytes, &full[b]);
+        }
     };
     // Waits for row k's slice in buffer b and reduces it; split rows publish the pair.
     auto stats = [&](int k, int b) {
@@ -409,12 +462,30 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     if (first >= p.rows) return;
 
     if constexpr (kRowRegisters) {
+        // kHeads: this thread's end element of the block's next row, loaded a row ahead.
+        auto end_element = [&](int k) {
+            if (row_of(k) >= p.rows) return neg_inf();
+            int64_t io, oo;
+            p.ix.offsets(row_of(k), &io, &oo);
+            const int64_t e = row_end_element<T>(row_ends(in + io, p.L), p.L);
+            return e >= 0 ? dev::to_f32(in[io + e]) : neg_inf();
+        };
+        float next_end = kHeads ? end_element(0) : 0.0f;
         for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
+            const float xe = next_end;
+            if constexpr (kHeads) next_end = end_element(k + 1);
             gpu::bulk::wait(&full[b], (phases >> b) & 1u);
             phases ^= 1u << b;
             int64_t io, oo;
             p.ix.offsets(row_of(k), &io, &oo);
-            row_softmax_registers(buffer(b), out + oo, nv, scratch);
+            if constexpr (kHeads) {
+                const RowEnds r = row_ends(in + io, p.L);
+                const int64_t e = row_end_element<T>(r, p.L);
+                row_softmax_registers<T, true>(buffer(b), out + oo + r.head, int(r.mid / P), scratch, xe,
+                                               e >= 0 ? out + oo + e : nullptr);
+            } else {
+                row_softmax_registers(buffer(b), out + oo, nv, scratch);
+            }
             __syncthreads();  // every thread is done with buffer b: refill it
             if (threadIdx.x == 0) {
                 gpu::bulk::fence_before_async_write();

@@ -466,17 +466,21 @@ const void *bulk_kernel_address() {
 // ring's blocks take every row in one wave and the register form's would not,
 // the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form; H200,
 // docs/perf-notes.md v9). ring_resident, reg_resident: blocks resident at once.
-bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, int64_t ring_resident,
-                        int64_t reg_resident) {
+// Rows off 16-byte boundaries have no plain ring: the register form takes
+// them wherever it fits (row_registers_fit).
+bool row_registers_fit(int64_t esize, int64_t threads, int64_t slice) {
     const int64_t P = gpu::kVectorBytes / esize;
-    if (esize != 2 || threads > kRowRegisterThreads || ceil_div(slice, P) > int64_t(kRowRegisterVecs) * threads)
-        return false;
-    return rows <= reg_resident || rows > ring_resident;
+    return esize == 2 && threads <= kRowRegisterThreads && ceil_div(slice, P) <= int64_t(kRowRegisterVecs) * threads;
 }
 
-template <typename T>
+bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, int64_t ring_resident,
+                        int64_t reg_resident) {
+    return row_registers_fit(esize, threads, slice) && (rows <= reg_resident || rows > ring_resident);
+}
+
+template <typename T, bool kHeads = false>
 const void *bulk_row_registers_kernel() {
-    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, true>);
+    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, true, kHeads>);
 }
 
 const void *bulk_row_registers_kernel_for(oprt_dtype_t dtype) {
@@ -502,15 +506,17 @@ oprt_status_t bulk_resident_blocks(const char *op, const void *kernel, int threa
 #endif
 
 // Replaces a dense-row plan by the bulk kernel where `use` says so and it
-// applies: an sm_90 device and kernel, rows of whole 16-byte vectors, and
-// every block of a split row resident at once.
+// applies: an sm_90 device and kernel, and every block of a split row
+// resident at once; rows of whole 16-byte vectors, or 16-bit rows the
+// register form takes (those off 16-byte boundaries go to its kHeads instance).
 oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse use) {
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
     const int64_t L = p.axis_len, rows = p.outer, sms = info.sm_count;
     const int64_t P = elems_per_vector(p.dtype);
     const int64_t esize = P == 4 ? 4 : 2;
     if (use == BulkUse::kNever || (use == BulkUse::kWhereFaster && !bulk_faster(p))) return OPRT_SUCCESS;
-    if (L < kBulkMinCols || L % P != 0 || info.cc_major < 9) return OPRT_SUCCESS;
+    const bool whole_vectors = L % P == 0;
+    if (L < kBulkMinCols || (!whole_vectors && esize != 2) || info.cc_major < 9) return OPRT_SUCCESS;
     const void *kernel = bulk_kernel_for(p.dtype);
     int ptx = 0;
     oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
@@ -546,6 +552,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // measured 0-3% slower with 4, docs/perf-notes.md v7).
     const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
     const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
+    if (!whole_vectors && (chunks > 1 || !row_registers_fit(esize, threads, slice))) return OPRT_SUCCESS;
     int64_t resident = 0;
     s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
     if (s != OPRT_SUCCESS || resident < chunks) return s;
@@ -556,7 +563,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
         s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype), threads,
                                  size_t(ring.stages * slice * esize), info, &reg_resident);
         if (s != OPRT_SUCCESS) return s;
-        if (bulk_row_registers(esize, rows, threads, slice, resident, reg_resident))
+        if (!whole_vectors || bulk_row_registers(esize, rows, threads, slice, resident, reg_resident))
             p.kernel_name = "rows_bulk_ring_registers";
     }
     p.launch[0] = threads;
@@ -589,28 +596,45 @@ bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t es
 // of 4 KB lost with it ((16384, 2048) f16 36.1 -> 45.7 us).
 constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
 
+// Whether every row of out sits at the same offset from a 16-byte boundary as
+// its row of in, both on element boundaries: the register form's kHeads
+// instance then splits every row at the same places in and out.
+bool rows_offsets_alike(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+    if (a % uintptr_t(esize) != 0 || b % uintptr_t(esize) != 0 || (a - b) % uintptr_t(gpu::kVectorBytes) != 0)
+        return false;
+    for (int d = 0; d < p.outer_ndim; ++d)
+        if (p.outer_shape[d] > 1 && ((p.in_outer_strides[d] - p.out_outer_strides[d]) * esize) % gpu::kVectorBytes != 0)
+            return false;
+    return true;
+}
+
 // Whole 16-bit rows in the ring's register form where bulk_row_registers says
-// so (sets *launched); ring_resident: the plain ring's resident blocks.
+// so, or (heads: rows off 16-byte boundaries) wherever it fits; sets
+// *launched. ring_resident: the plain ring's resident blocks.
 template <typename T>
 oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
-                                        int64_t ring_resident, const gpu::DeviceInfo &info, dev::stream_t stream,
-                                        bool *launched) {
+                                        int64_t ring_resident, bool heads, const gpu::DeviceInfo &info,
+                                        dev::stream_t stream, bool *launched) {
     *launched = false;
     if constexpr (sizeof(T) == 2) {
-        const void *kernel = bulk_row_registers_kernel<T>();
+        const void *kernel = heads ? bulk_row_registers_kernel<T, true>() : bulk_row_registers_kernel<T>();
         int64_t resident = 0;
         const oprt_status_t s = bulk_resident_blocks(kOp, kernel, threads, smem, info, &resident);
         if (s != OPRT_SUCCESS) return s;
-        if (!bulk_row_registers(int64_t(sizeof(T)), q.rows, threads, q.slice, ring_resident, resident))
+        const int64_t esize = int64_t(sizeof(T));
+        if (heads ? !row_registers_fit(esize, threads, q.slice)
+                  : !bulk_row_registers(esize, q.rows, threads, q.slice, ring_resident, resident))
             return OPRT_SUCCESS;
         q.row_groups = clamp64(resident, 1, q.rows);
-        if (q.slice * int64_t(sizeof(T)) >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
+        if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
             q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
-        gpu::launch_overlapped(&softmax_rows_bulk_kernel<T, true>, unsigned(q.row_groups), unsigned(threads), smem,
-                               stream, in, out, q);
+        auto *k = heads ? &softmax_rows_bulk_kernel<T, true, true> : &softmax_rows_bulk_kernel<T, true, false>;
+        gpu::launch_overlapped(k, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
         *launched = true;
     } else {
-        (void)q, (void)in, (void)out, (void)threads, (void)smem, (void)ring_resident, (void)info, (void)stream;
+        (void)q, (void)in, (void)out, (void)threads, (void)smem, (void)ring_resident, (void)heads, (void)info,
+            (void)stream;
     }
     return OPRT_SUCCESS;
 }
@@ -635,15 +659,14 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     const void *kernel = bulk_kernel_address<T>();
     int64_t resident = 0;
     if ((s = bulk_resident_blocks(kOp, kernel, threads, smem, info, &resident)) != OPRT_SUCCESS) return s;
-    // Unaligned data, or a device that cannot hold a split row's blocks at once
-    // (the plan was made on another): the dense-row kernels.
-    if (bulk_aligned(p, in, out, int64_t(sizeof(T))) && resident >= q.chunks) {
+    const bool whole_vectors = q.L % gpu::vector_width<T>() == 0;
+    if (whole_vectors && bulk_aligned(p, in, out, int64_t(sizeof(T))) && resident >= q.chunks) {
         q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
         const unsigned blocks = unsigned(q.row_groups * q.chunks);
         if (q.chunks == 1) {
             bool launched = false;
-            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, info, stream, &launched)) !=
-                OPRT_SUCCESS)
+            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, false, info, stream,
+                                               &launched)) != OPRT_SUCCESS)
                 return s;
             if (!launched)
                 gpu::launch_overlapped(&softmax_rows_bulk_kernel<T>, blocks, unsigned(threads), smem, stream, in, out, q);
@@ -674,6 +697,17 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
         }
         return OPRT_SUCCESS;
     }
+    // Whole 16-bit rows off 16-byte boundaries (or of a length that is not
+    // whole vectors), in and out alike: the register form's kHeads instance.
+    if (q.chunks == 1 && rows_offsets_alike(p, in, out, int64_t(sizeof(T)))) {
+        bool launched = false;
+        if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, true, info, stream, &launched)) !=
+            OPRT_SUCCESS)
+            return s;
+        if (launched) return OPRT_SUCCESS;
+    }
+    // Otherwise (unaligned data the register form does not take, a device that
+    // cannot hold a split row's blocks at once): the dense-row kernels.
 #else
     (void)in, (void)out, (void)ix;
 #endif

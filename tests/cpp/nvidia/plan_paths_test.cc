@@ -215,6 +215,19 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{5000, 2048}}, 1, true);
         }
         if (dt != OPRT_DTYPE_F32) {
+            // 16-bit rows off 16-byte boundaries (odd lengths, offset data): the register
+            // form's kHeads instance, the aligned middle by bulk copy, the ends one per thread.
+            ExpectKernel k("rows_bulk_ring_registers");
+            for (int64_t L : {2049, 2055, 4095, 4097, 8191}) check_softmax(dt, {{300, L}}, 1, /*specials=*/true);
+            check_softmax(dt, {{5000, 4095}}, 1);        // blocks of two rows, in waves
+            check_softmax(dt, {{3000, 2050}}, 1, true);  // one wave of looping blocks: the ring cycles
+            check_softmax(dt, {{3, 5, 4095}}, -1);       // outer dims that do not merge
+            check_softmax(dt, {{300, 4096}, {}, 1}, 1, false, {}, 1);  // in and out both one element off
+            check_softmax(dt, {{300, 4095}}, 1, false, {}, 1);  // only out off: the dense-row kernels
+            check_softmax(dt, {{300, 4095}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4095}}, 1, false, {}, 0, nullptr, range);
+        }
+        if (dt != OPRT_DTYPE_F32) {
             ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads, too many for the register form
             check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
@@ -232,7 +245,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, range);
         }
-        // Rows of a length that is not whole 16-byte vectors: the dense-row kernels.
+        // Rows of a length that is not whole 16-byte vectors: 16-bit ones of up to
+        // 8192 in the register form (above), the rest on the dense-row kernels.
         check_softmax(dt, {{37, 4097}}, 1);
         check_softmax(dt, {{5, 100001}}, 1, true);
     }
