@@ -17,8 +17,8 @@
 //                                          -> split rows (workspace)
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
-//     then, on sm_90 (bulk_faster): rows of whole 16-byte vectors, f16/bf16 from
-//     2048 columns, f32 longer than 16384
+//     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
+//     16384; rows of whole 16-byte vectors, or 16-bit rows of up to 8192
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
 //                                             to 8192: the exps held in registers; from
@@ -30,8 +30,10 @@
 //     fewer slices                         -> bx x by tile per slice group
 // Rows over a cluster of blocks (distributed shared memory, sm_90) measured
 // slower than the two-pass kernels for every length tried: see kernel.cuh.
-// Data the bulk kernel cannot copy (unaligned pointers or row strides) runs
-// on the dense-row kernels, chosen at execute time.
+// Rows off 16-byte boundaries (unaligned pointers or row strides, odd
+// lengths) are seen at execute time: 16-bit rows the register form takes, in
+// and out at the same offset, run its kHeads instance (the aligned middle by
+// bulk copy, the ends one per thread); the rest run on the dense-row kernels.
 #include <cstdint>
 #include <type_traits>
 
