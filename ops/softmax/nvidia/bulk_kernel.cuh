@@ -306,6 +306,41 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
     }
 }
 
+// The plain ring's 16-bit whole rows off 16-byte boundaries (kHeads without
+// kRowRegisters): slice_stats with this thread's end element xe (-inf where
+// it has none) in the max and the sum.
+template <typename T>
+__device__ __forceinline__ F32Pair slice_stats_end(T *x, int nv, float xe, gpu::BlockReduceScratch<float> &scratch) {
+    const float m = gpu::block_allreduce(fmaxf(slice_max(x, nv), xe), gpu::MaxOp{}, neg_inf(), scratch);
+    float s = 0.0f;
+    if (m != neg_inf()) {  // uniform over the block
+        const bool folded = exp2_folds(m);
+        s = folded ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
+        s += dev::exp2_approx(folded ? exp2_arg<true>(xe, m, m * kLog2e) : exp2_arg<false>(xe, m, 0.0f));
+    } else {  // only -inf and NaN: the sum is 0, or NaN if there is one
+        constexpr int P = gpu::vector_width<T>();
+        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+            float f[P];
+            gpu::widen(gpu::load_vec<P>(x + q * P), f);
+#pragma unroll
+            for (int e = 0; e < P; ++e)
+                if (f[e] != f[e]) s = f[e];
+        }
+        if (xe != xe) s = xe;
+    }
+    s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
+    return F32Pair{m, s};
+}
+
+// The end element's output by slice_write's 16-bit formula (same bits as the
+// row's vectors would give it).
+template <typename T>
+__device__ __forceinline__ T end_output(float xe, F32Pair row) {
+    const float lg = dev::log2_approx(row.b);
+    return dev::from_f32<T>(dev::exp2_approx(exp2_folds(row.a) ? exp2_arg<true>(xe, row.a, fmaf(row.a, kLog2e, lg))
+                                                               : exp2_arg<false>(xe, row.a, lg)));
+}
+
 // A row off 16-byte boundaries (kHeads): the buffer holds its aligned middle;
 // the up to 7 elements before it (the head) and after it (the tail) are read
 // and written one per thread, threads 0..6 the head and 8..14 the tail.
@@ -400,13 +435,13 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 // kRowRegisters: whole 16-bit rows held in registers (row_softmax_registers),
 // a row reduced and written before the next; its own instance, so its
 // registers do not cost the split form's blocks their occupancy.
-// kHeads (with kRowRegisters): rows off 16-byte boundaries, or of a length
-// that is not whole vectors, in and out at the same offset from a boundary:
-// the buffer gets the row's aligned middle, the ends go one per thread.
+// kHeads: whole 16-bit rows off 16-byte boundaries, or of a length that is
+// not whole vectors, in and out at the same offset from a boundary: the
+// buffer gets the row's aligned middle, the ends go one per thread.
 template <typename T, bool kRowRegisters = false, bool kHeads = false>
 __global__ void __launch_bounds__(kRowRegisters ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
-    static_assert(!kHeads || kRowRegisters, "rows off boundaries: the register form only");
+    static_assert(!kHeads || sizeof(T) == 2, "rows off boundaries: 16-bit whole rows only");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
@@ -461,15 +496,16 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     __syncthreads();
     if (first >= p.rows) return;
 
+    // kHeads: this thread's end element of the block's k-th row (-inf: none),
+    // loaded a row ahead of its use.
+    auto end_element = [&](int k) {
+        if (row_of(k) >= p.rows) return neg_inf();
+        int64_t io, oo;
+        p.ix.offsets(row_of(k), &io, &oo);
+        const int64_t e = row_end_element<T>(row_ends(in + io, p.L), p.L);
+        return e >= 0 ? dev::to_f32(in[io + e]) : neg_inf();
+    };
     if constexpr (kRowRegisters) {
-        // kHeads: this thread's end element of the block's next row, loaded a row ahead.
-        auto end_element = [&](int k) {
-            if (row_of(k) >= p.rows) return neg_inf();
-            int64_t io, oo;
-            p.ix.offsets(row_of(k), &io, &oo);
-            const int64_t e = row_end_element<T>(row_ends(in + io, p.L), p.L);
-            return e >= 0 ? dev::to_f32(in[io + e]) : neg_inf();
-        };
         float next_end = kHeads ? end_element(0) : 0.0f;
         for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
             const float xe = next_end;
@@ -492,6 +528,40 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
                 fetch(k + S, b);
             }
             b = b + 1 == S ? 0 : b + 1;
+        }
+        return;
+    }
+
+    if constexpr (kHeads && !kRowRegisters) {  // whole rows; each row's ends one per thread
+        float cur_end = end_element(0), next_end = end_element(1);
+        auto stats_end = [&](int k, int b, float xe) {
+            gpu::bulk::wait(&full[b], (phases >> b) & 1u);
+            phases ^= 1u << b;
+            int64_t io, oo;
+            p.ix.offsets(row_of(k), &io, &oo);
+            return slice_stats_end(buffer(b), int(row_ends(in + io, p.L).mid / P), xe, scratch);
+        };
+        F32Pair cur = stats_end(0, 0, cur_end);
+        for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
+            const int next_b = b + 1 == S ? 0 : b + 1;
+            const float later_end = end_element(k + 2);
+            F32Pair next{};
+            if (row_of(k + 1) < p.rows) next = stats_end(k + 1, next_b, next_end);
+            int64_t io, oo;
+            p.ix.offsets(row_of(k), &io, &oo);
+            const RowEnds r = row_ends(in + io, p.L);
+            slice_write(buffer(b), out + oo + r.head, int(r.mid / P), cur.a, cur);
+            const int64_t e = row_end_element<T>(r, p.L);
+            if (e >= 0) out[oo + e] = end_output<T>(cur_end, cur);
+            __syncthreads();  // every thread is done with buffer b: refill it
+            if (threadIdx.x == 0) {
+                gpu::bulk::fence_before_async_write();
+                fetch(k + S, b);
+            }
+            cur = next;
+            cur_end = next_end;
+            next_end = later_end;
+            b = next_b;
         }
         return;
     }

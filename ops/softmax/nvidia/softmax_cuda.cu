@@ -18,7 +18,7 @@
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
 //     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
-//     16384; rows of whole 16-byte vectors, or 16-bit rows of up to 8192
+//     16384; rows of whole 16-byte vectors, or 16-bit rows one buffer holds
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
 //                                             to 8192: the exps held in registers; from
@@ -31,9 +31,10 @@
 // Rows over a cluster of blocks (distributed shared memory, sm_90) measured
 // slower than the two-pass kernels for every length tried: see kernel.cuh.
 // Rows off 16-byte boundaries (unaligned pointers or row strides, odd
-// lengths) are seen at execute time: 16-bit rows the register form takes, in
-// and out at the same offset, run its kHeads instance (the aligned middle by
-// bulk copy, the ends one per thread); the rest run on the dense-row kernels.
+// lengths) are seen at execute time: whole 16-bit rows (up to one buffer), in
+// and out at the same offset, run the ring's kHeads instances (the aligned
+// middle by bulk copy, the ends one per thread); the rest run on the
+// dense-row kernels.
 #include <cstdint>
 #include <type_traits>
 
@@ -554,7 +555,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // measured 0-3% slower with 4, docs/perf-notes.md v7).
     const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
     const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
-    if (!whole_vectors && (chunks > 1 || !row_registers_fit(esize, threads, slice))) return OPRT_SUCCESS;
+    if (!whole_vectors && chunks > 1) return OPRT_SUCCESS;
     int64_t resident = 0;
     s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
     if (s != OPRT_SUCCESS || resident < chunks) return s;
@@ -565,7 +566,8 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
         s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype), threads,
                                  size_t(ring.stages * slice * esize), info, &reg_resident);
         if (s != OPRT_SUCCESS) return s;
-        if (!whole_vectors || bulk_row_registers(esize, rows, threads, slice, resident, reg_resident))
+        if (whole_vectors ? bulk_row_registers(esize, rows, threads, slice, resident, reg_resident)
+                          : row_registers_fit(esize, threads, slice))
             p.kernel_name = "rows_bulk_ring_registers";
     }
     p.launch[0] = threads;
@@ -700,13 +702,23 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
         return OPRT_SUCCESS;
     }
     // Whole 16-bit rows off 16-byte boundaries (or of a length that is not
-    // whole vectors), in and out alike: the register form's kHeads instance.
-    if (q.chunks == 1 && rows_offsets_alike(p, in, out, int64_t(sizeof(T)))) {
-        bool launched = false;
-        if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, true, info, stream, &launched)) !=
-            OPRT_SUCCESS)
-            return s;
-        if (launched) return OPRT_SUCCESS;
+    // whole vectors), in and out alike: the kHeads instances, the register
+    // form where it fits, else the plain ring.
+    if constexpr (sizeof(T) == 2) {
+        if (q.chunks == 1 && rows_offsets_alike(p, in, out, int64_t(sizeof(T)))) {
+            bool launched = false;
+            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, true, info, stream,
+                                               &launched)) != OPRT_SUCCESS)
+                return s;
+            if (launched) return OPRT_SUCCESS;
+            if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, false, true>),
+                                          threads, smem, info, &resident)) != OPRT_SUCCESS)
+                return s;
+            q.row_groups = clamp64(resident, 1, q.rows);
+            gpu::launch_overlapped(&softmax_rows_bulk_kernel<T, false, true>, unsigned(q.row_groups),
+                                   unsigned(threads), smem, stream, in, out, q);
+            return OPRT_SUCCESS;
+        }
     }
     // Otherwise (unaligned data the register form does not take, a device that
     // cannot hold a split row's blocks at once): the dense-row kernels.

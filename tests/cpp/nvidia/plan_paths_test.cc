@@ -230,6 +230,12 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
         if (dt != OPRT_DTYPE_F32) {
             ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads, too many for the register form
             check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
+            // Off 16-byte boundaries: the plain ring's kHeads instance (middle by bulk copy, ends one per thread).
+            for (int64_t L : {9001, 12345, 16383}) check_softmax(dt, {{300, L}}, 1, true);
+            check_softmax(dt, {{3000, 9001}}, 1);  // several rows a block: the ring cycles
+            check_softmax(dt, {{300, 16384}, {}, 3}, 1, false, {}, 3);  // in and out both three elements off
+            check_softmax(dt, {{300, 16383}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16383}}, 1, false, {}, 0, nullptr, range);
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
         }
         // Rows the plain ring takes in one wave and the register form would not (on the
@@ -245,8 +251,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, range);
         }
-        // Rows of a length that is not whole 16-byte vectors: 16-bit ones of up to
-        // 8192 in the register form (above), the rest on the dense-row kernels.
+        // Rows of a length that is not whole 16-byte vectors: 16-bit ones that one
+        // buffer holds in the ring (above), the rest on the dense-row kernels.
         check_softmax(dt, {{37, 4097}}, 1);
         check_softmax(dt, {{5, 100001}}, 1, true);
     }
