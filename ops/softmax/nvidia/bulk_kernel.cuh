@@ -489,6 +489,14 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
         return ms;
     };
+    // Row k is done with buffer b (every thread): thread 0 asks for row k + S into it.
+    auto refill = [&](int k, int b) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            gpu::bulk::fence_before_async_write();
+            fetch(k + S, b);
+        }
+    };
     if (threadIdx.x == 0) {
         for (int b = 0; b < S; ++b) gpu::bulk::init(&full[b]);
         for (int k = 0; k < S; ++k) fetch(k, k);
@@ -522,11 +530,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
             } else {
                 row_softmax_registers(buffer(b), out + oo, nv, scratch);
             }
-            __syncthreads();  // every thread is done with buffer b: refill it
-            if (threadIdx.x == 0) {
-                gpu::bulk::fence_before_async_write();
-                fetch(k + S, b);
-            }
+            refill(k, b);
             b = b + 1 == S ? 0 : b + 1;
         }
         return;
@@ -553,11 +557,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
             slice_write(buffer(b), out + oo + r.head, int(r.mid / P), cur.a, cur);
             const int64_t e = row_end_element<T>(r, p.L);
             if (e >= 0) out[oo + e] = end_output<T>(cur_end, cur);
-            __syncthreads();  // every thread is done with buffer b: refill it
-            if (threadIdx.x == 0) {
-                gpu::bulk::fence_before_async_write();
-                fetch(k + S, b);
-            }
+            refill(k, b);
             cur = next;
             cur_end = next_end;
             next_end = later_end;
@@ -576,11 +576,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         int64_t io, oo;
         p.ix.offsets(row_of(k), &io, &oo);
         slice_write(buffer(b), out + oo + k0, nv, cur.a, row);
-        __syncthreads();  // every thread is done with buffer b: refill it
-        if (threadIdx.x == 0) {
-            gpu::bulk::fence_before_async_write();
-            fetch(k + S, b);
-        }
+        refill(k, b);
         cur = next;
         b = next_b;
     }
