@@ -239,6 +239,22 @@ __device__ __forceinline__ void slice_exp2_write(const T *x, T *__restrict__ y, 
     }
 }
 
+// A NaN of this thread's 16-bit vectors of the slice, else 0: the sum of a
+// slice of only -inf and NaN.
+template <typename T>
+__device__ __forceinline__ float slice_nan_or_zero(const T *x, int nv) {
+    constexpr int P = gpu::vector_width<T>();
+    float s = 0.0f;
+    for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+        float f[P];
+        gpu::widen(gpu::load_vec<P>(x + q * P), f);
+#pragma unroll
+        for (int e = 0; e < P; ++e)
+            if (f[e] != f[e]) s = f[e];
+    }
+    return s;
+}
+
 // The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
 // slices keep exp(x - max) in place (each thread its own slots). Loop indices
 // are 32-bit: a slice is at most a shared-memory buffer.
@@ -272,13 +288,7 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
     } else if (m != neg_inf()) {  // uniform over the block
         s = exp2_folds(m) ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
     } else {  // only -inf and NaN (the max skips NaN): the sum is 0, or NaN if there is one
-        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
-            float f[P];
-            gpu::widen(gpu::load_vec<P>(x + q * P), f);
-#pragma unroll
-            for (int e = 0; e < P; ++e)
-                if (f[e] != f[e]) s = f[e];
-        }
+        s = slice_nan_or_zero(x, nv);
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
     return F32Pair{m, s};
@@ -318,14 +328,7 @@ __device__ __forceinline__ F32Pair slice_stats_end(T *x, int nv, float xe, gpu::
         s = folded ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
         s += dev::exp2_approx(folded ? exp2_arg<true>(xe, m, m * kLog2e) : exp2_arg<false>(xe, m, 0.0f));
     } else {  // only -inf and NaN: the sum is 0, or NaN if there is one
-        constexpr int P = gpu::vector_width<T>();
-        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
-            float f[P];
-            gpu::widen(gpu::load_vec<P>(x + q * P), f);
-#pragma unroll
-            for (int e = 0; e < P; ++e)
-                if (f[e] != f[e]) s = f[e];
-        }
+        s = slice_nan_or_zero(x, nv);
         if (xe != xe) s = xe;
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
