@@ -170,6 +170,17 @@ inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape
     return s;
 }
 
+// upload and poison finish before they return: cudaMemcpy from pageable memory
+// and cudaMemset may still be running on the legacy stream, which work on a
+// non-blocking stream does not wait for (a graph replay's first kernels once
+// ran before the poison landed and "lost" their output; a kernel on another
+// thread's device once wrote the end of its output before make_tensor's poison
+// landed over it).
+inline void upload(Tensor &t) {
+    ASSERT_EQ(cudaMemcpy(t.dev.get(), t.host.data(), t.host.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
 enum class Fill { kUniform, kIntegers, kPoison };
 
 // Makes a tensor, fills every storage element (gaps included) and uploads it.
@@ -191,17 +202,9 @@ inline void make_tensor(Tensor &t, oprt_dtype_t dtype, std::vector<int64_t> shap
         for (int64_t i = 0; i < n; ++i) t.set(i, fill == Fill::kUniform ? uni(rng) : float(ints(rng)));
     }
     t.dev.allocate(t.host.size());
-    ASSERT_EQ(cudaMemcpy(t.dev.get(), t.host.data(), t.host.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    upload(t);
 }
 
-// upload and poison finish before they return: cudaMemcpy from pageable memory
-// and cudaMemset may still be running on the legacy stream, which work on a
-// non-blocking stream does not wait for (a graph replay's first kernels once
-// ran before the poison landed and "lost" their output).
-inline void upload(Tensor &t) {
-    ASSERT_EQ(cudaMemcpy(t.dev.get(), t.host.data(), t.host.size(), cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-}
 inline void download(Tensor &t) {
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(t.host.data(), t.dev.get(), t.host.size(), cudaMemcpyDeviceToHost), cudaSuccess);
