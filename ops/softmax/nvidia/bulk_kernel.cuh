@@ -316,9 +316,9 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
     }
 }
 
-// The plain ring's 16-bit whole rows off 16-byte boundaries (kHeads without
-// kRowRegisters): slice_stats with this thread's end element xe (-inf where
-// it has none) in the max and the sum.
+// The plain and split rings' 16-bit rows off 16-byte boundaries (kHeads
+// without kRowRegisters): slice_stats with this thread's end element xe
+// (-inf where it has none) in the max and the sum.
 template <typename T>
 __device__ __forceinline__ F32Pair slice_stats_end(T *x, int nv, float xe, gpu::BlockReduceScratch<float> &scratch) {
     const float m = gpu::block_allreduce(fmaxf(slice_max(x, nv), xe), gpu::MaxOp{}, neg_inf(), scratch);
@@ -356,6 +356,12 @@ __device__ __forceinline__ RowEnds row_ends(const T *x, int64_t L) {
     constexpr int64_t P = gpu::vector_width<T>();
     const int64_t h = gpu::elements_before_vector_boundary(x, L);
     return RowEnds{h, (L - h) / P * P};
+}
+// Of the aligned middle, the elements from k0 on that a block of `slice`
+// takes (0 past its end: the middle is up to 14 elements shorter than the row).
+__device__ __forceinline__ int64_t middle_share(RowEnds r, int64_t k0, int64_t slice) {
+    const int64_t left = r.mid - k0;
+    return left <= 0 ? 0 : left < slice ? left : slice;
 }
 // This thread's element of the head or tail of x (L elements), or -1.
 template <typename T>
@@ -438,13 +444,14 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 // kRowRegisters: whole 16-bit rows held in registers (row_softmax_registers),
 // a row reduced and written before the next; its own instance, so its
 // registers do not cost the split form's blocks their occupancy.
-// kHeads: whole 16-bit rows off 16-byte boundaries, or of a length that is
-// not whole vectors, in and out at the same offset from a boundary: the
-// buffer gets the row's aligned middle, the ends go one per thread.
+// kHeads: 16-bit rows off 16-byte boundaries, or of a length that is not
+// whole vectors, in and out at the same offset from a boundary: the buffers
+// get the row's aligned middle, the ends go one per thread (of the row's
+// first block, for split rows).
 template <typename T, bool kRowRegisters = false, bool kHeads = false>
 __global__ void __launch_bounds__(kRowRegisters ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
-    static_assert(!kHeads || sizeof(T) == 2, "rows off boundaries: 16-bit whole rows only");
+    static_assert(!kHeads || sizeof(T) == 2, "rows off boundaries: 16-bit rows only");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
@@ -474,11 +481,11 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         if (row_of(k) >= p.rows) return;
         int64_t io, oo;
         p.ix.offsets(row_of(k), &io, &oo);
-        if constexpr (kHeads) {  // the aligned middle (k0 = 0: whole rows)
+        if constexpr (kHeads) {  // the block's share of the row's aligned middle (maybe none)
             const RowEnds r = row_ends(in + io, p.L);
-            const unsigned mid_bytes = unsigned(r.mid * int64_t(sizeof(T)));
-            gpu::bulk::expect_bytes(&full[b], mid_bytes);
-            gpu::bulk::copy_to_shared(buffer(b), in + io + r.head, mid_bytes, &full[b]);
+            const unsigned share_bytes = unsigned(middle_share(r, k0, p.slice) * int64_t(sizeof(T)));
+            gpu::bulk::expect_bytes(&full[b], share_bytes);
+            if (share_bytes > 0) gpu::bulk::copy_to_shared(buffer(b), in + io + r.head + k0, share_bytes, &full[b]);
         } else {
             gpu::bulk::expect_bytes(&full[b], bytes);
             gpu::bulk::copy_to_shared(buffer(b), in + io + k0, bytes, &full[b]);
@@ -539,27 +546,38 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         return;
     }
 
-    if constexpr (kHeads && !kRowRegisters) {  // whole rows; each row's ends one per thread
-        float cur_end = end_element(0), next_end = end_element(1);
+    if constexpr (kHeads && !kRowRegisters) {  // the row's ends one per thread of its first block
+        // Row k's offsets, ends, and this block's vectors of its middle.
+        auto share = [&](int k, int64_t *io, int64_t *oo, RowEnds *r) {
+            p.ix.offsets(row_of(k), io, oo);
+            *r = row_ends(in + *io, p.L);
+            return int(middle_share(*r, k0, p.slice) / P);
+        };
+        auto own_end = [&](int k) { return chunk == 0 ? end_element(k) : neg_inf(); };
         auto stats_end = [&](int k, int b, float xe) {
             gpu::bulk::wait(&full[b], (phases >> b) & 1u);
             phases ^= 1u << b;
             int64_t io, oo;
-            p.ix.offsets(row_of(k), &io, &oo);
-            return slice_stats_end(buffer(b), int(row_ends(in + io, p.L).mid / P), xe, scratch);
+            RowEnds r;
+            const F32Pair ms = slice_stats_end(buffer(b), share(k, &io, &oo, &r), xe, scratch);
+            if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
+            return ms;
         };
+        float cur_end = own_end(0), next_end = own_end(1);
         F32Pair cur = stats_end(0, 0, cur_end);
         for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
             const int next_b = b + 1 == S ? 0 : b + 1;
-            const float later_end = end_element(k + 2);
+            const EarlySlots early = load_early_slots(p, row_of(k));
+            const float later_end = own_end(k + 2);
             F32Pair next{};
             if (row_of(k + 1) < p.rows) next = stats_end(k + 1, next_b, next_end);
+            const F32Pair row = p.chunks > 1 ? join_row_slices(p, row_of(k), early, &row_stats) : cur;
             int64_t io, oo;
-            p.ix.offsets(row_of(k), &io, &oo);
-            const RowEnds r = row_ends(in + io, p.L);
-            slice_write(buffer(b), out + oo + r.head, int(r.mid / P), cur.a, cur);
-            const int64_t e = row_end_element<T>(r, p.L);
-            if (e >= 0) out[oo + e] = end_output<T>(cur_end, cur);
+            RowEnds r;
+            const int nvk = share(k, &io, &oo, &r);
+            slice_write(buffer(b), out + oo + r.head + k0, nvk, cur.a, row);
+            const int64_t e = chunk == 0 ? row_end_element<T>(r, p.L) : -1;
+            if (e >= 0) out[oo + e] = end_output<T>(cur_end, row);
             refill(k, b);
             cur = next;
             cur_end = next_end;

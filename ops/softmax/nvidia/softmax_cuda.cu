@@ -18,7 +18,7 @@
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
 //     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
-//     16384; rows of whole 16-byte vectors, or 16-bit rows one buffer holds
+//     16384; rows of whole 16-byte vectors, or 16-bit rows
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
 //                                             to 8192: the exps held in registers; from
@@ -31,10 +31,9 @@
 // Rows over a cluster of blocks (distributed shared memory, sm_90) measured
 // slower than the two-pass kernels for every length tried: see kernel.cuh.
 // Rows off 16-byte boundaries (unaligned pointers or row strides, odd
-// lengths) are seen at execute time: whole 16-bit rows (up to one buffer), in
-// and out at the same offset, run the ring's kHeads instances (the aligned
-// middle by bulk copy, the ends one per thread); the rest run on the
-// dense-row kernels.
+// lengths) are seen at execute time: 16-bit rows, in and out at the same
+// offset, run the ring's kHeads instances (the aligned middle by bulk copy,
+// the ends one per thread); the rest run on the dense-row kernels.
 #include <cstdint>
 #include <type_traits>
 
@@ -510,8 +509,8 @@ oprt_status_t bulk_resident_blocks(const char *op, const void *kernel, int threa
 
 // Replaces a dense-row plan by the bulk kernel where `use` says so and it
 // applies: an sm_90 device and kernel, and every block of a split row
-// resident at once; rows of whole 16-byte vectors, or 16-bit rows the
-// register form takes (those off 16-byte boundaries go to its kHeads instance).
+// resident at once; rows of whole 16-byte vectors, or 16-bit rows of any
+// length (rows off 16-byte boundaries go to the kHeads instances).
 oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse use) {
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
     const int64_t L = p.axis_len, rows = p.outer, sms = info.sm_count;
@@ -555,7 +554,6 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // measured 0-3% slower with 4, docs/perf-notes.md v7).
     const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
     const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
-    if (!whole_vectors && chunks > 1) return OPRT_SUCCESS;
     int64_t resident = 0;
     s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
     if (s != OPRT_SUCCESS || resident < chunks) return s;
@@ -644,6 +642,39 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
 }
 #endif
 
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+// Split rows: the (max, sum) slots set to all ones (no slice published yet),
+// then one cooperative launch of q.row_groups * q.chunks blocks: every block
+// resident at once, so a block waiting for its row's other slices never waits
+// for a block that cannot start.
+template <typename T>
+oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRows q, const ExecArgs &args,
+                                const T *in, T *out, int threads, size_t smem, dev::stream_t stream) {
+    q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
+    cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, size_t(q.rows * q.chunks) * sizeof(unsigned long long), stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots)", int(e));
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(q.row_groups * q.chunks), 1, 1);
+    config.blockDim = dim3(unsigned(threads), 1, 1);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    e = cudaLaunchKernelEx(&config, kernel, in, out, q);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)", int(e));
+    }
+    return OPRT_SUCCESS;
+}
+#endif
+
 template <typename T>
 oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
                           dev::stream_t stream) {
@@ -676,52 +707,32 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
                 gpu::launch_overlapped(&softmax_rows_bulk_kernel<T>, blocks, unsigned(threads), smem, stream, in, out, q);
             return OPRT_SUCCESS;
         }
-        q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
-        cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, size_t(q.rows * q.chunks) * sizeof(unsigned long long), stream);
-        if (e != cudaSuccess) {  // all ones: no slice published yet
-            (void)cudaGetLastError();
-            return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots)", int(e));
-        }
-        // Cooperative: every block resident at once, so a block waiting for its
-        // row's other slices never waits for a block that cannot start.
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(blocks, 1, 1);
-        config.blockDim = dim3(unsigned(threads), 1, 1);
-        config.dynamicSmemBytes = smem;
-        config.stream = stream;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeCooperative;
-        attr[0].val.cooperative = 1;
-        config.attrs = attr;
-        config.numAttrs = 1;
-        e = cudaLaunchKernelEx(&config, &softmax_rows_bulk_kernel<T>, in, out, q);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            return gpu::runtime_error(kOp, "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)", int(e));
-        }
-        return OPRT_SUCCESS;
+        return launch_bulk_split(&softmax_rows_bulk_kernel<T>, q, args, in, out, threads, smem, stream);
     }
-    // Whole 16-bit rows off 16-byte boundaries (or of a length that is not
-    // whole vectors), in and out alike: the kHeads instances, the register
-    // form where it fits, else the plain ring.
+    // 16-bit rows off 16-byte boundaries (or of a length that is not whole
+    // vectors), in and out alike: the kHeads instances, for whole rows the
+    // register form where it fits, else the plain or split ring.
     if constexpr (sizeof(T) == 2) {
-        if (q.chunks == 1 && rows_offsets_alike(p, in, out, int64_t(sizeof(T)))) {
+        if (rows_offsets_alike(p, in, out, int64_t(sizeof(T)))) {
             bool launched = false;
-            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, true, info, stream,
-                                               &launched)) != OPRT_SUCCESS)
+            if (q.chunks == 1 && (s = launch_bulk_row_registers(q, in, out, threads, smem, resident, true, info,
+                                                                stream, &launched)) != OPRT_SUCCESS)
                 return s;
             if (launched) return OPRT_SUCCESS;
-            if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, false, true>),
-                                          threads, smem, info, &resident)) != OPRT_SUCCESS)
+            auto *heads = &softmax_rows_bulk_kernel<T, false, true>;
+            if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(heads), threads, smem, info,
+                                          &resident)) != OPRT_SUCCESS)
                 return s;
-            q.row_groups = clamp64(resident, 1, q.rows);
-            gpu::launch_overlapped(&softmax_rows_bulk_kernel<T, false, true>, unsigned(q.row_groups),
-                                   unsigned(threads), smem, stream, in, out, q);
-            return OPRT_SUCCESS;
+            if (resident >= q.chunks) {
+                q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
+                if (q.chunks > 1) return launch_bulk_split(heads, q, args, in, out, threads, smem, stream);
+                gpu::launch_overlapped(heads, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
+                return OPRT_SUCCESS;
+            }
         }
     }
-    // Otherwise (unaligned data the register form does not take, a device that
-    // cannot hold a split row's blocks at once): the dense-row kernels.
+    // Otherwise (unaligned data the kHeads instances do not take, a device
+    // that cannot hold a split row's blocks at once): the dense-row kernels.
 #else
     (void)in, (void)out, (void)ix;
 #endif

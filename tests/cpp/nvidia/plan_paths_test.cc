@@ -247,12 +247,22 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{4, 100000}}, 1, true);  // few rows: split finer
             check_softmax(dt, {{1, 65536}}, 1);  // one row over 16-32 blocks
             check_softmax(dt, {{20, 1000000}}, 1, true);  // several rows per block, cooperative waits
-            check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // unaligned: the two-pass kernels
+            check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // in off, out not: the two-pass kernels
+            if (dt != OPRT_DTYPE_F32) {  // 16-bit rows off 16-byte boundaries: the split ring's kHeads instance
+                check_softmax(dt, {{300, 60001}}, 1, true);
+                check_softmax(dt, {{4, 100003}}, 1, true);  // few rows: split finer
+                check_softmax(dt, {{4, 12345}}, 1, true);   // a row one buffer holds, split for few rows
+                check_softmax(dt, {{1, 65535}}, 1);
+                check_softmax(dt, {{20, 1000001}}, 1, true);  // several rows per block
+                check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, 5);  // in and out both five elements off
+                check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+                for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, range);
+            }
             check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, range);
         }
-        // Rows of a length that is not whole 16-byte vectors: 16-bit ones that one
-        // buffer holds in the ring (above), the rest on the dense-row kernels.
+        // Rows of a length that is not whole 16-byte vectors: 16-bit ones in the
+        // ring (above), f32 on the dense-row kernels.
         check_softmax(dt, {{37, 4097}}, 1);
         check_softmax(dt, {{5, 100001}}, 1, true);
     }
