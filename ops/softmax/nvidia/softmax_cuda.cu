@@ -462,19 +462,19 @@ const void *bulk_kernel_address() {
     return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
 }
 
-// Whether the ring runs whole rows (chunks == 1) in its register form
-// (kRowRegisters: 16-bit rows of at most kRowRegisterVecs vectors a thread).
-// That form's 80 registers a thread leave fewer blocks resident: where the
-// ring's blocks take every row in one wave and the register form's would not,
-// the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form; H200,
-// docs/perf-notes.md v9). ring_resident, reg_resident: blocks resident at once.
-// Rows off 16-byte boundaries have no plain ring: the register form takes
-// them wherever it fits (row_registers_fit).
+// Whether the ring's register form (kRowRegisters) can hold a whole row:
+// 16-bit, at most kRowRegisterVecs vectors a thread on kRowRegisterThreads.
+// Rows off 16-byte boundaries take it wherever it fits.
 bool row_registers_fit(int64_t esize, int64_t threads, int64_t slice) {
     const int64_t P = gpu::kVectorBytes / esize;
     return esize == 2 && threads <= kRowRegisterThreads && ceil_div(slice, P) <= int64_t(kRowRegisterVecs) * threads;
 }
 
+// Whether the ring runs aligned whole rows (chunks == 1) in its register form.
+// That form's 80 registers a thread leave fewer blocks resident: where the
+// ring's blocks take every row in one wave and the register form's would not,
+// the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form; H200,
+// docs/perf-notes.md v9). ring_resident, reg_resident: blocks resident at once.
 bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, int64_t ring_resident,
                         int64_t reg_resident) {
     return row_registers_fit(esize, threads, slice) && (rows <= reg_resident || rows > ring_resident);

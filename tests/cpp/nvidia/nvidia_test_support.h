@@ -170,7 +170,7 @@ inline std::vector<int64_t> contiguous_strides(const std::vector<int64_t> &shape
     return s;
 }
 
-// upload and poison finish before they return: cudaMemcpy from pageable memory
+// upload (and poison, below) finish before they return: cudaMemcpy from pageable memory
 // and cudaMemset may still be running on the legacy stream, which work on a
 // non-blocking stream does not wait for (a graph replay's first kernels once
 // ran before the poison landed and "lost" their output; a kernel on another
