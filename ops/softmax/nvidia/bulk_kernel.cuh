@@ -257,24 +257,19 @@ __device__ __forceinline__ float slice_nan_or_zero(const T *x, int nv) {
 
 // The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
 // slices keep exp(x - max) in place (each thread its own slots). Loop indices
-// are 32-bit: a slice is at most a shared-memory buffer.
-template <typename T>
-__device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScratch<float> &scratch) {
+// are 32-bit: a slice is at most a shared-memory buffer. kEnd (rows off
+// 16-byte boundaries, kHeads): this thread's end element xe (-inf where it
+// has none) counts in the max and the sum too.
+template <typename T, bool kEnd = false>
+__device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScratch<float> &scratch,
+                                               float xe = 0.0f) {
     constexpr int P = gpu::vector_width<T>();
-    const float m = gpu::block_allreduce(slice_max(x, nv), gpu::MaxOp{}, neg_inf(), scratch);
+    float own = slice_max(x, nv);
+    if constexpr (kEnd) own = fmaxf(own, xe);
+    const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
     float s = 0.0f;
-    if constexpr (std::is_same<T, float>::value) {
-        if (m != neg_inf()) {  // uniform over the block; exp(-inf - m) = 0, no test per element
-            for (int q = threadIdx.x; q < nv; q += blockDim.x) {
-                Vec<T, P> v = gpu::load_vec<P>(x + q * P);
-#pragma unroll
-                for (int e = 0; e < P; ++e) {
-                    v.v[e] = exp_f32(v.v[e] - m);
-                    s += v.v[e];
-                }
-                gpu::store_vec<P>(x + q * P, v);
-            }
-        } else {  // only -inf and NaN: exp(x - max) is 0 for -inf, NaN for NaN
+    if (m == neg_inf()) {  // only -inf and NaN (the max skips NaN; uniform over the block)
+        if constexpr (std::is_same<T, float>::value) {  // exp(x - max): 0 for -inf, NaN for NaN
             for (int q = threadIdx.x; q < nv; q += blockDim.x) {
                 Vec<T, P> v = gpu::load_vec<P>(x + q * P);
 #pragma unroll
@@ -284,11 +279,27 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
                 }
                 gpu::store_vec<P>(x + q * P, v);
             }
+        } else {  // the sum is 0, or NaN if there is one
+            s = slice_nan_or_zero(x, nv);
         }
-    } else if (m != neg_inf()) {  // uniform over the block
-        s = exp2_folds(m) ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
-    } else {  // only -inf and NaN (the max skips NaN): the sum is 0, or NaN if there is one
-        s = slice_nan_or_zero(x, nv);
+        if constexpr (kEnd)
+            if (xe != xe) s = xe;
+    } else if constexpr (std::is_same<T, float>::value) {  // exp(-inf - m) = 0: no test per element
+        for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+            Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+#pragma unroll
+            for (int e = 0; e < P; ++e) {
+                v.v[e] = exp_f32(v.v[e] - m);
+                s += v.v[e];
+            }
+            gpu::store_vec<P>(x + q * P, v);
+        }
+        if constexpr (kEnd) s += exp_f32(xe - m);
+    } else {
+        const bool folded = exp2_folds(m);
+        s = folded ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
+        if constexpr (kEnd)
+            s += dev::exp2_approx(folded ? exp2_arg<true>(xe, m, m * kLog2e) : exp2_arg<false>(xe, m, 0.0f));
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
     return F32Pair{m, s};
@@ -316,37 +327,23 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
     }
 }
 
-// The plain and split rings' 16-bit rows off 16-byte boundaries (kHeads
-// without kRowRegisters): slice_stats with this thread's end element xe
-// (-inf where it has none) in the max and the sum.
+// The output of an end element xe of a slice by slice_write's formula (the
+// same bits the slice's vectors would give it): f32 from the slice's own max.
 template <typename T>
-__device__ __forceinline__ F32Pair slice_stats_end(T *x, int nv, float xe, gpu::BlockReduceScratch<float> &scratch) {
-    const float m = gpu::block_allreduce(fmaxf(slice_max(x, nv), xe), gpu::MaxOp{}, neg_inf(), scratch);
-    float s = 0.0f;
-    if (m != neg_inf()) {  // uniform over the block
-        const bool folded = exp2_folds(m);
-        s = folded ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
-        s += dev::exp2_approx(folded ? exp2_arg<true>(xe, m, m * kLog2e) : exp2_arg<false>(xe, m, 0.0f));
-    } else {  // only -inf and NaN: the sum is 0, or NaN if there is one
-        s = slice_nan_or_zero(x, nv);
-        if (xe != xe) s = xe;
+__device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
+    if constexpr (std::is_same<T, float>::value) {
+        return exp_f32(xe - own_max) * (exp_f32(own_max - row.a) / row.b);
+    } else {
+        const float lg = dev::log2_approx(row.b);
+        return dev::from_f32<T>(dev::exp2_approx(exp2_folds(row.a) ? exp2_arg<true>(xe, row.a, fmaf(row.a, kLog2e, lg))
+                                                                   : exp2_arg<false>(xe, row.a, lg)));
     }
-    s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
-    return F32Pair{m, s};
-}
-
-// The end element's output by slice_write's 16-bit formula (same bits as the
-// row's vectors would give it).
-template <typename T>
-__device__ __forceinline__ T end_output(float xe, F32Pair row) {
-    const float lg = dev::log2_approx(row.b);
-    return dev::from_f32<T>(dev::exp2_approx(exp2_folds(row.a) ? exp2_arg<true>(xe, row.a, fmaf(row.a, kLog2e, lg))
-                                                               : exp2_arg<false>(xe, row.a, lg)));
 }
 
 // A row off 16-byte boundaries (kHeads): the buffer holds its aligned middle;
-// the up to 7 elements before it (the head) and after it (the tail) are read
-// and written one per thread, threads 0..6 the head and 8..14 the tail.
+// the up to P - 1 elements before it (the head) and after it (the tail) are
+// read and written one per thread, threads 0 .. P - 2 the head and P .. 2P - 2
+// the tail (P = elements per 16-byte vector).
 struct RowEnds {
     int64_t head;  // elements before the middle
     int64_t mid;   // elements of the middle: whole vectors
@@ -444,14 +441,14 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 // kRowRegisters: whole 16-bit rows held in registers (row_softmax_registers),
 // a row reduced and written before the next; its own instance, so its
 // registers do not cost the split form's blocks their occupancy.
-// kHeads: 16-bit rows off 16-byte boundaries, or of a length that is not
-// whole vectors, in and out at the same offset from a boundary: the buffers
+// kHeads: rows off 16-byte boundaries, or of a length that is not whole
+// vectors, in and out at the same offset from a boundary: the buffers
 // get the row's aligned middle, the ends go one per thread (of the row's
 // first block, for split rows).
 template <typename T, bool kRowRegisters = false, bool kHeads = false>
 __global__ void __launch_bounds__(kRowRegisters ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
-    static_assert(!kHeads || sizeof(T) == 2, "rows off boundaries: 16-bit rows only");
+    static_assert(!kRowRegisters || sizeof(T) == 2, "rows in registers: 16-bit rows only");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
@@ -559,7 +556,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
             phases ^= 1u << b;
             int64_t io, oo;
             RowEnds r;
-            const F32Pair ms = slice_stats_end(buffer(b), share(k, &io, &oo, &r), xe, scratch);
+            const F32Pair ms = slice_stats<T, true>(buffer(b), share(k, &io, &oo, &r), scratch, xe);
             if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
             return ms;
         };
@@ -577,7 +574,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
             const int nvk = share(k, &io, &oo, &r);
             slice_write(buffer(b), out + oo + r.head + k0, nvk, cur.a, row);
             const int64_t e = chunk == 0 ? row_end_element<T>(r, p.L) : -1;
-            if (e >= 0) out[oo + e] = end_output<T>(cur_end, row);
+            if (e >= 0) out[oo + e] = end_output<T>(cur_end, cur.a, row);
             refill(k, b);
             cur = next;
             cur_end = next_end;

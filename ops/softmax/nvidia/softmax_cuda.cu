@@ -18,7 +18,7 @@
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
 //     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
-//     16384; rows of whole 16-byte vectors, or 16-bit rows
+//     16384
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
 //                                             to 8192: the exps held in registers; from
@@ -31,9 +31,9 @@
 // Rows over a cluster of blocks (distributed shared memory, sm_90) measured
 // slower than the two-pass kernels for every length tried: see kernel.cuh.
 // Rows off 16-byte boundaries (unaligned pointers or row strides, odd
-// lengths) are seen at execute time: 16-bit rows, in and out at the same
-// offset, run the ring's kHeads instances (the aligned middle by bulk copy,
-// the ends one per thread); the rest run on the dense-row kernels.
+// lengths) are seen at execute time: in and out at the same offset, they run
+// the ring's kHeads instances (the aligned middle by bulk copy, the ends one
+// per thread); the rest run on the dense-row kernels.
 #include <cstdint>
 #include <type_traits>
 
@@ -509,8 +509,7 @@ oprt_status_t bulk_resident_blocks(const char *op, const void *kernel, int threa
 
 // Replaces a dense-row plan by the bulk kernel where `use` says so and it
 // applies: an sm_90 device and kernel, and every block of a split row
-// resident at once; rows of whole 16-byte vectors, or 16-bit rows of any
-// length (rows off 16-byte boundaries go to the kHeads instances).
+// resident at once (rows off 16-byte boundaries go to the kHeads instances).
 oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse use) {
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
     const int64_t L = p.axis_len, rows = p.outer, sms = info.sm_count;
@@ -518,7 +517,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     const int64_t esize = P == 4 ? 4 : 2;
     if (use == BulkUse::kNever || (use == BulkUse::kWhereFaster && !bulk_faster(p))) return OPRT_SUCCESS;
     const bool whole_vectors = L % P == 0;
-    if (L < kBulkMinCols || (!whole_vectors && esize != 2) || info.cc_major < 9) return OPRT_SUCCESS;
+    if (L < kBulkMinCols || info.cc_major < 9) return OPRT_SUCCESS;
     const void *kernel = bulk_kernel_for(p.dtype);
     int ptx = 0;
     oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
@@ -599,8 +598,8 @@ bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t es
 constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
 
 // Whether every row of out sits at the same offset from a 16-byte boundary as
-// its row of in, both on element boundaries: the register form's kHeads
-// instance then splits every row at the same places in and out.
+// its row of in, both on element boundaries: the kHeads instances then split
+// every row at the same places in and out.
 bool rows_offsets_alike(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
     if (a % uintptr_t(esize) != 0 || b % uintptr_t(esize) != 0 || (a - b) % uintptr_t(gpu::kVectorBytes) != 0)
@@ -691,44 +690,26 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     q.ix = ix;
     const int threads = int(p.launch[0]);
     const size_t smem = size_t(q.stages * q.slice) * sizeof(T);
-    const void *kernel = bulk_kernel_address<T>();
-    int64_t resident = 0;
-    if ((s = bulk_resident_blocks(kOp, kernel, threads, smem, info, &resident)) != OPRT_SUCCESS) return s;
-    const bool whole_vectors = q.L % gpu::vector_width<T>() == 0;
-    if (whole_vectors && bulk_aligned(p, in, out, int64_t(sizeof(T))) && resident >= q.chunks) {
-        q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
-        const unsigned blocks = unsigned(q.row_groups * q.chunks);
-        if (q.chunks == 1) {
-            bool launched = false;
-            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, false, info, stream,
+    // Rows off 16-byte boundaries (or of a length that is not whole vectors),
+    // in and out alike, take the kHeads instances.
+    const int64_t esize = int64_t(sizeof(T));
+    const bool aligned = q.L % gpu::vector_width<T>() == 0 && bulk_aligned(p, in, out, esize);
+    if (aligned || rows_offsets_alike(p, in, out, esize)) {
+        auto *ring = aligned ? &softmax_rows_bulk_kernel<T> : &softmax_rows_bulk_kernel<T, false, true>;
+        int64_t resident = 0;
+        if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
+            OPRT_SUCCESS)
+            return s;
+        if (resident >= q.chunks) {
+            q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
+            if (q.chunks > 1) return launch_bulk_split(ring, q, args, in, out, threads, smem, stream);
+            bool launched = false;  // whole 16-bit rows: the register form where it fits
+            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, !aligned, info, stream,
                                                &launched)) != OPRT_SUCCESS)
                 return s;
             if (!launched)
-                gpu::launch_overlapped(&softmax_rows_bulk_kernel<T>, blocks, unsigned(threads), smem, stream, in, out, q);
+                gpu::launch_overlapped(ring, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
             return OPRT_SUCCESS;
-        }
-        return launch_bulk_split(&softmax_rows_bulk_kernel<T>, q, args, in, out, threads, smem, stream);
-    }
-    // 16-bit rows off 16-byte boundaries (or of a length that is not whole
-    // vectors), in and out alike: the kHeads instances, for whole rows the
-    // register form where it fits, else the plain or split ring.
-    if constexpr (sizeof(T) == 2) {
-        if (rows_offsets_alike(p, in, out, int64_t(sizeof(T)))) {
-            bool launched = false;
-            if (q.chunks == 1 && (s = launch_bulk_row_registers(q, in, out, threads, smem, resident, true, info,
-                                                                stream, &launched)) != OPRT_SUCCESS)
-                return s;
-            if (launched) return OPRT_SUCCESS;
-            auto *heads = &softmax_rows_bulk_kernel<T, false, true>;
-            if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(heads), threads, smem, info,
-                                          &resident)) != OPRT_SUCCESS)
-                return s;
-            if (resident >= q.chunks) {
-                q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
-                if (q.chunks > 1) return launch_bulk_split(heads, q, args, in, out, threads, smem, stream);
-                gpu::launch_overlapped(heads, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
-                return OPRT_SUCCESS;
-            }
         }
     }
     // Otherwise (unaligned data the kHeads instances do not take, a device

@@ -238,6 +238,17 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16383}}, 1, false, {}, 0, nullptr, range);
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
         }
+        if (dt == OPRT_DTYPE_F32) {
+            // f32 rows off 16-byte boundaries: the plain ring's kHeads instance (up to 3 elements at each end).
+            ExpectKernel k("rows_bulk_ring");
+            for (int64_t L : {1025, 2047, 4097, 8191}) check_softmax(dt, {{300, L}}, 1, /*specials=*/true);
+            check_softmax(dt, {{3000, 4097}}, 1);  // several rows a block: the ring cycles
+            check_softmax(dt, {{30, 20, 4095}}, -1);  // two outer dims, enough rows not to split
+            check_softmax(dt, {{300, 4096}, {}, 1}, 1, false, {}, 1);  // in and out both one element off
+            check_softmax(dt, {{300, 4096}, {}, 3}, 1, false, {}, 3);  // three off: a head of one element
+            check_softmax(dt, {{300, 4095}}, 1, false, {}, 1);  // only out off: the dense-row kernels
+            check_softmax(dt, {{300, 4097}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+        }
         // Rows the plain ring takes in one wave and the register form would not (on the
         // H200): either is right; the name depends on the device's resident blocks.
         check_softmax(dt, {{1000, 2304}}, 1, true);
@@ -248,21 +259,19 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{1, 65536}}, 1);  // one row over 16-32 blocks
             check_softmax(dt, {{20, 1000000}}, 1, true);  // several rows per block, cooperative waits
             check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // in off, out not: the two-pass kernels
-            if (dt != OPRT_DTYPE_F32) {  // 16-bit rows off 16-byte boundaries: the split ring's kHeads instance
-                check_softmax(dt, {{300, 60001}}, 1, true);
-                check_softmax(dt, {{4, 100003}}, 1, true);  // few rows: split finer
-                check_softmax(dt, {{4, 12345}}, 1, true);   // a row one buffer holds, split for few rows
-                check_softmax(dt, {{1, 65535}}, 1);
-                check_softmax(dt, {{20, 1000001}}, 1, true);  // several rows per block
-                check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, 5);  // in and out both five elements off
-                check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-                for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, range);
-            }
+            // Rows off 16-byte boundaries: the split ring's kHeads instance.
+            check_softmax(dt, {{300, 60001}}, 1, true);
+            check_softmax(dt, {{4, 100003}}, 1, true);  // few rows: split finer
+            check_softmax(dt, {{4, 12345}}, 1, true);   // a row one buffer holds, split for few rows
+            check_softmax(dt, {{1, 65535}}, 1);
+            check_softmax(dt, {{20, 1000001}}, 1, true);  // several rows per block
+            check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, 5);  // in and out both five elements off
+            check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, range);
             check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, range);
         }
-        // Rows of a length that is not whole 16-byte vectors: 16-bit ones in the
-        // ring (above), f32 on the dense-row kernels.
+        // Rows of a length that is not whole 16-byte vectors, few of them.
         check_softmax(dt, {{37, 4097}}, 1);
         check_softmax(dt, {{5, 100001}}, 1, true);
     }
@@ -293,8 +302,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         check_softmax(OPRT_DTYPE_BF16, {{300, 1536}}, 1);
     }
     {
-        ExpectKernel k("rows_long_block_two_pass");  // not whole 16-byte vectors: no bulk copies
+        ExpectKernel k("rows_bulk_ring_split");  // not whole 16-byte vectors: the split ring's kHeads instance
         check_softmax(OPRT_DTYPE_F32, {{300, 60001}}, 1);
+        check_softmax(OPRT_DTYPE_F32, {{2048, 50257}}, 1, /*specials=*/true);  // GPT-2's vocabulary
     }
 }
 
