@@ -340,10 +340,14 @@ __device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
     }
 }
 
-// A row off 16-byte boundaries (kHeads): the buffer holds its aligned middle;
-// the up to P - 1 elements before it (the head) and after it (the tail) are
-// read and written one per thread, threads 0 .. P - 2 the head and P .. 2P - 2
-// the tail (P = elements per 16-byte vector).
+// A row off 16-byte boundaries (kHeads): the buffer holds its middle, from
+// the row's first 128-byte line boundary on, whole vectors; the elements
+// before it (the head, under one line) and the up to P - 1 after it (the
+// tail) are read and written one per thread: threads 0 .. kLineElems - 1 the
+// head, kLineElems on the tail. The middle starts on a line because bulk
+// copies of rows at differing offsets within their lines ran ~5% slower
+// than of rows on line boundaries (H200, docs/perf-notes.md v11).
+constexpr int64_t kLineBytes = 128;
 struct RowEnds {
     int64_t head;  // elements before the middle
     int64_t mid;   // elements of the middle: whole vectors
@@ -351,22 +355,25 @@ struct RowEnds {
 template <typename T>
 __device__ __forceinline__ RowEnds row_ends(const T *x, int64_t L) {
     constexpr int64_t P = gpu::vector_width<T>();
-    const int64_t h = gpu::elements_before_vector_boundary(x, L);
+    const int64_t misalign = int64_t(reinterpret_cast<uintptr_t>(x) % kLineBytes);
+    int64_t h = misalign ? (kLineBytes - misalign) / int64_t(sizeof(T)) : 0;
+    if (h > L) h = L;
     return RowEnds{h, (L - h) / P * P};
 }
-// Of the aligned middle, the elements from k0 on that a block of `slice`
-// takes (0 past its end: the middle is up to 14 elements shorter than the row).
+// Of the middle, the elements from k0 on that a block of `slice` takes (0
+// past its end: the middle is shorter than the row by its head and tail).
 __device__ __forceinline__ int64_t middle_share(RowEnds r, int64_t k0, int64_t slice) {
     const int64_t left = r.mid - k0;
     return left <= 0 ? 0 : left < slice ? left : slice;
 }
-// This thread's element of the head or tail of x (L elements), or -1.
+// This thread's element of the head or tail of x (L elements), or -1
+// (blocks have at least kLineElems + P threads).
 template <typename T>
 __device__ __forceinline__ int64_t row_end_element(RowEnds r, int64_t L) {
-    constexpr int P = gpu::vector_width<T>();
+    constexpr int64_t kLineElems = kLineBytes / int64_t(sizeof(T));
     const int64_t t = int64_t(threadIdx.x);
     if (t < r.head) return t;
-    if (t >= P && t - P < L - r.head - r.mid) return r.head + r.mid + (t - P);
+    if (t >= kLineElems && t - kLineElems < L - r.head - r.mid) return r.head + r.mid + (t - kLineElems);
     return -1;
 }
 

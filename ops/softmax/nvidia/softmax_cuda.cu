@@ -552,6 +552,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // keep 32 warps on the SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows
     // measured 0-3% slower with 4, docs/perf-notes.md v7).
     const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
+    // At least 128 threads: rows off boundaries read their ends one per thread (row_end_element).
     const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
     int64_t resident = 0;
     s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
