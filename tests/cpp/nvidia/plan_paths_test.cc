@@ -239,7 +239,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
         }
         if (dt == OPRT_DTYPE_F32) {
-            // f32 rows off 16-byte boundaries: the plain ring's kHeads instance (up to 3 elements at each end).
+            // f32 rows off 16-byte boundaries: the plain ring's kHeads instance (the ends one per thread).
             ExpectKernel k("rows_bulk_ring");
             for (int64_t L : {1025, 2047, 4097, 8191}) check_softmax(dt, {{300, L}}, 1, /*specials=*/true);
             check_softmax(dt, {{3000, 4097}}, 1);  // several rows a block: the ring cycles
