@@ -7,12 +7,14 @@
 //            for at the start (the register ring's grid since v10: R = 2);
 // next to a plain copy with one 16-byte vector per thread (the elementwise
 // kernels' grid), and reads alone (one-shot, four vectors a thread) at the
-// sizes of reduce_sum's small cases. Inputs rotate over enough buffer sets to
+// sizes of reduce_sum's small cases; last, the wave's rows on 128-byte line
+// boundaries against rows off them (softmax rows of odd lengths start at every
+// offset). Inputs rotate over enough buffer sets to
 // pass 240 MiB, as in the harness. Not part of the build or the tests;
 // compile by hand:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I . -I include -o bulk_ring_grids tests/cpp/nvidia/bench/bulk_ring_grids.cu
 //   ./bulk_ring_grids
-// H200 output and what it means: docs/perf-notes.md v10.
+// H200 output and what it means: docs/perf-notes.md v10 and v11.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,15 +29,16 @@ namespace bulk = oprt::gpu::bulk;
 
 constexpr int kMaxStages = 4;
 
-// Rows r = blockIdx.x + k * gridDim.x; `stages` buffers of one row each.
-__global__ void ring_copy(const char *__restrict__ in, char *__restrict__ out, int rows, int row_bytes, int stages) {
+// Rows r = blockIdx.x + k * gridDim.x, `pitch` bytes apart; `stages` buffers of one row each.
+__global__ void ring_copy(const char *__restrict__ in, char *__restrict__ out, int rows, int row_bytes, int stages,
+                          int pitch) {
     extern __shared__ __align__(128) unsigned char smem[];
     __shared__ __align__(8) uint64_t full[kMaxStages];
     auto row_of = [&](int k) { return int(blockIdx.x) + k * int(gridDim.x); };
     auto fetch = [&](int k, int b) {
         if (row_of(k) >= rows) return;
         bulk::expect_bytes(&full[b], unsigned(row_bytes));
-        bulk::copy_to_shared(smem + b * row_bytes, in + size_t(row_of(k)) * row_bytes, unsigned(row_bytes), &full[b]);
+        bulk::copy_to_shared(smem + b * row_bytes, in + size_t(row_of(k)) * pitch, unsigned(row_bytes), &full[b]);
     };
     if (threadIdx.x == 0) {
         for (int b = 0; b < stages; ++b) bulk::init(&full[b]);
@@ -47,7 +50,7 @@ __global__ void ring_copy(const char *__restrict__ in, char *__restrict__ out, i
         bulk::wait(&full[b], (phases >> b) & 1u);
         phases ^= 1u << b;
         const uint4 *src = reinterpret_cast<const uint4 *>(smem + b * row_bytes);
-        uint4 *dst = reinterpret_cast<uint4 *>(out + size_t(row_of(k)) * row_bytes);
+        uint4 *dst = reinterpret_cast<uint4 *>(out + size_t(row_of(k)) * pitch);
         for (int q = threadIdx.x; q < row_bytes / 16; q += blockDim.x) dst[q] = src[q];
         __syncthreads();  // the buffer is read: refill it
         if (threadIdx.x == 0) {
@@ -144,7 +147,7 @@ int main() {
                                  [&] {
                                      const size_t i = next++ % sets.in.size();
                                      ring_copy<<<unsigned(grid), unsigned(threads), smem, s>>>(
-                                         sets.in[i], sets.out[i], rows, row_bytes, stages);
+                                         sets.in[i], sets.out[i], rows, row_bytes, stages, row_bytes);
                                  },
                                  s, int(std::max<size_t>(20, sets.in.size()))));
             }
@@ -165,6 +168,40 @@ int main() {
             s, int(std::max<size_t>(20, sets.in.size())));
         std::printf("%4zu MiB %-35s %10.2f %8.0f\n", mib, "one-shot, 4 vectors a thread", sec * 1e6,
                     double(bytes) / sec / 1e9);
+    }
+    // One wave of looping blocks, 3 buffers, 256 MiB of rows: all on 128-byte lines, all 16
+    // bytes past one, or each 16 bytes further than the last (a pitch of row + 16 bytes).
+    std::printf("\n%-44s %10s %8s\n", "rows and 128-byte lines (GB/s: read + write)", "us", "GB/s");
+    {
+        const size_t bytes = 256ull << 20;
+        Sets sets(bytes + (1u << 20));
+        size_t next = 0;
+        for (int row_bytes : {16384, 32768}) {
+            struct Layout {
+                const char *name;
+                int first, extra;
+            };
+            for (Layout l : {Layout{"on lines", 0, 0}, Layout{"all at +16", 16, 0}, Layout{"each further", 0, 16}}) {
+                const int pitch = row_bytes + l.extra;
+                const int rows = int(bytes / size_t(pitch));
+                const int threads = row_bytes / 16 / 4 < 128 ? 128 : row_bytes / 16 / 4;
+                const int stages = 3;
+                const size_t smem = size_t(stages) * size_t(row_bytes);
+                CK(cudaFuncSetAttribute(ring_copy, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+                int per_sm = 0;
+                CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ring_copy, threads, smem));
+                const int grid = std::min(rows, per_sm * sms);
+                const double sec = graph_seconds_per_launch(
+                    [&] {
+                        const size_t i = next++ % sets.in.size();
+                        ring_copy<<<unsigned(grid), unsigned(threads), smem, s>>>(
+                            sets.in[i] + l.first, sets.out[i] + l.first, rows, row_bytes, stages, pitch);
+                    },
+                    s, int(std::max<size_t>(20, sets.in.size())));
+                std::printf("256 MiB ring %2d KB rows, %-22s %10.2f %8.0f\n", row_bytes / 1024, l.name, sec * 1e6,
+                            2.0 * double(size_t(rows) * size_t(row_bytes)) / sec / 1e9);
+            }
+        }
     }
     CK(cudaStreamDestroy(s));
     return 0;
