@@ -480,9 +480,9 @@ bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t sl
     return row_registers_fit(esize, threads, slice) && (rows <= reg_resident || rows > ring_resident);
 }
 
-template <typename T, bool kHeads = false>
+template <typename T>
 const void *bulk_row_registers_kernel() {
-    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, true, kHeads>);
+    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, true>);
 }
 
 const void *bulk_row_registers_kernel_for(oprt_dtype_t dtype) {
@@ -620,9 +620,10 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
                                         dev::stream_t stream, bool *launched) {
     *launched = false;
     if constexpr (sizeof(T) == 2) {
-        const void *kernel = heads ? bulk_row_registers_kernel<T, true>() : bulk_row_registers_kernel<T>();
+        auto *kernel = heads ? &softmax_rows_bulk_kernel<T, true, true> : &softmax_rows_bulk_kernel<T, true, false>;
         int64_t resident = 0;
-        const oprt_status_t s = bulk_resident_blocks(kOp, kernel, threads, smem, info, &resident);
+        const oprt_status_t s =
+            bulk_resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
         if (s != OPRT_SUCCESS) return s;
         const int64_t esize = int64_t(sizeof(T));
         if (heads ? !row_registers_fit(esize, threads, q.slice)
@@ -631,8 +632,7 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
         q.row_groups = clamp64(resident, 1, q.rows);
         if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
             q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
-        auto *k = heads ? &softmax_rows_bulk_kernel<T, true, true> : &softmax_rows_bulk_kernel<T, true, false>;
-        gpu::launch_overlapped(k, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
+        gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
         *launched = true;
     } else {
         (void)q, (void)in, (void)out, (void)threads, (void)smem, (void)ring_resident, (void)heads, (void)info,
