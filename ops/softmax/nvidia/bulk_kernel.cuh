@@ -305,6 +305,17 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
     return F32Pair{m, s};
 }
 
+// The 16-bit write pass's exponent x log2(e) - (max log2(e) + log2(sum)):
+// the division folded into the constant (mc), like the sum's exponent.
+struct WriteExponent {
+    bool folded;
+    float mc;
+};
+__device__ __forceinline__ WriteExponent write_exponent(F32Pair row) {
+    const float lg = dev::log2_approx(row.b);
+    return exp2_folds(row.a) ? WriteExponent{true, fmaf(row.a, kLog2e, lg)} : WriteExponent{false, lg};
+}
+
 // y = the softmax of the slice in x, given the slice's own max (f32: x holds
 // exp(x - own max)) and the row's (max, sum). The stores are stated 16-byte
 // stores (store_vec_global): plain vector stores came out as four 4-byte ones.
@@ -320,10 +331,10 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
             for (int e = 0; e < P; ++e) v.v[e] *= scale;
             gpu::store_vec_global<P>(y + q * P, v);
         }
-    } else {  // 2^(x log2(e) - (max log2(e) + log2(sum))): the division folded into the exponent
-        const float lg = dev::log2_approx(row.b);
-        if (exp2_folds(row.a)) slice_exp2_write<T, true>(x, y, nv, row.a, fmaf(row.a, kLog2e, lg));
-        else slice_exp2_write<T, false>(x, y, nv, row.a, lg);
+    } else {
+        const WriteExponent w = write_exponent(row);
+        if (w.folded) slice_exp2_write<T, true>(x, y, nv, row.a, w.mc);
+        else slice_exp2_write<T, false>(x, y, nv, row.a, w.mc);
     }
 }
 
@@ -334,9 +345,9 @@ __device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
     if constexpr (std::is_same<T, float>::value) {
         return exp_f32(xe - own_max) * (exp_f32(own_max - row.a) / row.b);
     } else {
-        const float lg = dev::log2_approx(row.b);
-        return dev::from_f32<T>(dev::exp2_approx(exp2_folds(row.a) ? exp2_arg<true>(xe, row.a, fmaf(row.a, kLog2e, lg))
-                                                                   : exp2_arg<false>(xe, row.a, lg)));
+        const WriteExponent w = write_exponent(row);
+        return dev::from_f32<T>(
+            dev::exp2_approx(w.folded ? exp2_arg<true>(xe, row.a, w.mc) : exp2_arg<false>(xe, row.a, w.mc)));
     }
 }
 
@@ -396,9 +407,10 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
     if constexpr (kEnd) own = fmaxf(own, xe);
     const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
     if (m == neg_inf()) {  // only -inf and NaN (uniform over the block): every output is NaN
-        slice_write(x, y, nv, m, F32Pair{m, 0.0f});
+        const F32Pair row{m, 0.0f};
+        slice_write(x, y, nv, m, row);
         if constexpr (kEnd)
-            if (ye != nullptr) *ye = dev::from_f32<T>(__int_as_float(0x7fc00000));
+            if (ye != nullptr) *ye = end_output<T>(xe, m, row);
         return;
     }
     const bool folded = exp2_folds(m);
@@ -495,14 +507,6 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
             gpu::bulk::copy_to_shared(buffer(b), in + io + k0, bytes, &full[b]);
         }
     };
-    // Waits for row k's slice in buffer b and reduces it; split rows publish the pair.
-    auto stats = [&](int k, int b) {
-        gpu::bulk::wait(&full[b], (phases >> b) & 1u);
-        phases ^= 1u << b;
-        const F32Pair ms = slice_stats(buffer(b), nv, scratch);
-        if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
-        return ms;
-    };
     // Row k is done with buffer b (every thread): thread 0 asks for row k + S into it.
     auto refill = [&](int k, int b) {
         __syncthreads();
@@ -550,59 +554,52 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         return;
     }
 
-    if constexpr (kHeads && !kRowRegisters) {  // the row's ends one per thread of its first block
-        // Row k's offsets, ends, and this block's vectors of its middle.
-        auto share = [&](int k, int64_t *io, int64_t *oo, RowEnds *r) {
-            p.ix.offsets(row_of(k), io, oo);
+    // Row k's offsets and this block's vectors of it (kHeads: of the row's
+    // aligned middle, which starts r.head elements in).
+    auto share = [&](int k, int64_t *io, int64_t *oo, RowEnds *r) {
+        p.ix.offsets(row_of(k), io, oo);
+        if constexpr (kHeads) {
             *r = row_ends(in + *io, p.L);
             return int(middle_share(*r, k0, p.slice) / P);
-        };
-        auto own_end = [&](int k) { return chunk == 0 ? end_element(k) : neg_inf(); };
-        auto stats_end = [&](int k, int b, float xe) {
-            gpu::bulk::wait(&full[b], (phases >> b) & 1u);
-            phases ^= 1u << b;
-            int64_t io, oo;
-            RowEnds r;
-            const F32Pair ms = slice_stats<T, true>(buffer(b), share(k, &io, &oo, &r), scratch, xe);
-            if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
-            return ms;
-        };
-        float cur_end = own_end(0), next_end = own_end(1);
-        F32Pair cur = stats_end(0, 0, cur_end);
-        for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
-            const int next_b = b + 1 == S ? 0 : b + 1;
-            const EarlySlots early = load_early_slots(p, row_of(k));
-            const float later_end = own_end(k + 2);
-            F32Pair next{};
-            if (row_of(k + 1) < p.rows) next = stats_end(k + 1, next_b, next_end);
-            const F32Pair row = p.chunks > 1 ? join_row_slices(p, row_of(k), early, &row_stats) : cur;
-            int64_t io, oo;
-            RowEnds r;
-            const int nvk = share(k, &io, &oo, &r);
-            slice_write(buffer(b), out + oo + r.head + k0, nvk, cur.a, row);
-            const int64_t e = chunk == 0 ? row_end_element<T>(r, p.L) : -1;
-            if (e >= 0) out[oo + e] = end_output<T>(cur_end, cur.a, row);
-            refill(k, b);
-            cur = next;
-            cur_end = next_end;
-            next_end = later_end;
-            b = next_b;
+        } else {
+            *r = RowEnds{0, p.L};
+            return nv;
         }
-        return;
-    }
-
-    F32Pair cur = stats(0, 0);
+    };
+    // kHeads: the row's ends go one per thread of its first block.
+    auto own_end = [&](int k) { return kHeads && chunk == 0 ? end_element(k) : neg_inf(); };
+    // Waits for row k's slice in buffer b and reduces it (with the end element
+    // xe); split rows publish the pair.
+    auto stats = [&](int k, int b, float xe) {
+        gpu::bulk::wait(&full[b], (phases >> b) & 1u);
+        phases ^= 1u << b;
+        int64_t io, oo;
+        RowEnds r;
+        const F32Pair ms = slice_stats<T, kHeads>(buffer(b), share(k, &io, &oo, &r), scratch, xe);
+        if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
+        return ms;
+    };
+    float cur_end = own_end(0), next_end = own_end(1);
+    F32Pair cur = stats(0, 0, cur_end);
     for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
         const int next_b = b + 1 == S ? 0 : b + 1;
         const EarlySlots early = load_early_slots(p, row_of(k));
+        const float later_end = own_end(k + 2);
         F32Pair next{};
-        if (row_of(k + 1) < p.rows) next = stats(k + 1, next_b);
+        if (row_of(k + 1) < p.rows) next = stats(k + 1, next_b, next_end);
         const F32Pair row = p.chunks > 1 ? join_row_slices(p, row_of(k), early, &row_stats) : cur;
         int64_t io, oo;
-        p.ix.offsets(row_of(k), &io, &oo);
-        slice_write(buffer(b), out + oo + k0, nv, cur.a, row);
+        RowEnds r;
+        const int nvk = share(k, &io, &oo, &r);
+        slice_write(buffer(b), out + oo + r.head + k0, nvk, cur.a, row);
+        if constexpr (kHeads) {
+            const int64_t e = chunk == 0 ? row_end_element<T>(r, p.L) : -1;
+            if (e >= 0) out[oo + e] = end_output<T>(cur_end, cur.a, row);
+        }
         refill(k, b);
         cur = next;
+        cur_end = next_end;
+        next_end = later_end;
         b = next_b;
     }
 #endif
