@@ -388,21 +388,21 @@ __device__ __forceinline__ int64_t row_end_element(RowEnds r, int64_t L) {
     return -1;
 }
 
-// Whole 16-bit rows of at most kRowRegisterVecs vectors a thread (blocks of at
-// most kRowRegisterThreads): the exps stay in registers from the sum to the
-// write pass, so each element takes one 2^x instead of two (the ring's write
-// pass recomputes them; ncu put the special-function pipe at 59% there).
+// Whole 16-bit rows of at most V vectors a thread (blocks of at most
+// kRowRegisterThreads): the exps stay in registers from the sum to the write
+// pass, so each element takes one 2^x instead of two (the ring's write pass
+// recomputes them; ncu put the special-function pipe at 59% there). V is 4
+// (80 registers a thread) or, for rows of up to 16384 elements, 8 (114).
 // kEnd: xe is this thread's head or tail element (-inf where it has none),
 // written to *ye.
-constexpr int kRowRegisterVecs = 4;
 constexpr int kRowRegisterThreads = 256;
+constexpr int kRowRegisterMaxVecs = 8;
 
-template <typename T, bool kEnd = false>
+template <typename T, int V, bool kEnd = false>
 __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict__ y, int nv,
                                                       gpu::BlockReduceScratch<float> &scratch,
                                                       float xe = 0.0f, T *ye = nullptr) {
     constexpr int P = gpu::vector_width<T>();
-    constexpr int V = kRowRegisterVecs;
     float own = slice_max(x, nv);
     if constexpr (kEnd) own = fmaxf(own, xe);
     const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
@@ -457,17 +457,19 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 
 // Iteration k of a block reduces row k + 1's slice before it writes row k's:
 // a split row's pairs arrive while the block works, so it rarely waits.
-// kRowRegisters: whole 16-bit rows held in registers (row_softmax_registers),
-// a row reduced and written before the next; its own instance, so its
-// registers do not cost the split form's blocks their occupancy.
+// kRowVecs (4 or 8; 0: the slice passes): whole 16-bit rows held in registers
+// (row_softmax_registers), at most kRowVecs vectors a thread, a row reduced
+// and written before the next; its own instances, so their registers do not
+// cost the split form's blocks their occupancy.
 // kHeads: rows off 16-byte boundaries, or of a length that is not whole
 // vectors, in and out at the same offset from a boundary: the buffers
 // get the row's aligned middle, the ends go one per thread (of the row's
 // first block, for split rows).
-template <typename T, bool kRowRegisters = false, bool kHeads = false>
-__global__ void __launch_bounds__(kRowRegisters ? kRowRegisterThreads : kBulkMaxThreads)
+template <typename T, int kRowVecs = 0, bool kHeads = false>
+__global__ void __launch_bounds__(kRowVecs > 0 ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
-    static_assert(!kRowRegisters || sizeof(T) == 2, "rows in registers: 16-bit rows only");
+    static_assert(kRowVecs == 0 || (sizeof(T) == 2 && (kRowVecs == 4 || kRowVecs == kRowRegisterMaxVecs)),
+                  "rows in registers: 16-bit rows, 4 or 8 vectors a thread");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
@@ -531,7 +533,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         const int64_t e = row_end_element<T>(row_ends(in + io, p.L), p.L);
         return e >= 0 ? dev::to_f32(in[io + e]) : neg_inf();
     };
-    if constexpr (kRowRegisters) {
+    if constexpr (kRowVecs > 0) {
         float next_end = kHeads ? end_element(0) : 0.0f;
         for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
             const float xe = next_end;
@@ -543,10 +545,10 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
             if constexpr (kHeads) {
                 const RowEnds r = row_ends(in + io, p.L);
                 const int64_t e = row_end_element<T>(r, p.L);
-                row_softmax_registers<T, true>(buffer(b), out + oo + r.head, int(r.mid / P), scratch, xe,
-                                               e >= 0 ? out + oo + e : nullptr);
+                row_softmax_registers<T, kRowVecs, true>(buffer(b), out + oo + r.head, int(r.mid / P), scratch, xe,
+                                                         e >= 0 ? out + oo + e : nullptr);
             } else {
-                row_softmax_registers(buffer(b), out + oo, nv, scratch);
+                row_softmax_registers<T, kRowVecs>(buffer(b), out + oo, nv, scratch);
             }
             refill(k, b);
             b = b + 1 == S ? 0 : b + 1;

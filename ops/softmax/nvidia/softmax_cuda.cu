@@ -462,31 +462,50 @@ const void *bulk_kernel_address() {
     return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
 }
 
-// Whether the ring's register form (kRowRegisters) can hold a whole row:
-// 16-bit, at most kRowRegisterVecs vectors a thread on kRowRegisterThreads.
-// Rows off 16-byte boundaries take it wherever it fits.
-bool row_registers_fit(int64_t esize, int64_t threads, int64_t slice) {
-    const int64_t P = gpu::kVectorBytes / esize;
-    return esize == 2 && threads <= kRowRegisterThreads && ceil_div(slice, P) <= int64_t(kRowRegisterVecs) * threads;
+// Vectors a thread of the ring's register form (kRowVecs) for whole rows of
+// `slice` elements on `threads` threads: 4, or 8 where 4 do not hold the row;
+// 0 where it cannot hold it (f32, more than kRowRegisterThreads threads).
+int row_register_vecs(int64_t esize, int64_t threads, int64_t slice) {
+    if (esize != 2 || threads > kRowRegisterThreads) return 0;
+    const int64_t per_thread = ceil_div(ceil_div(slice, gpu::kVectorBytes / esize), threads);
+    return per_thread <= 4 ? 4 : per_thread <= kRowRegisterMaxVecs ? kRowRegisterMaxVecs : 0;
 }
 
-// Whether the ring runs aligned whole rows (chunks == 1) in its register form.
-// That form's 80 registers a thread leave fewer blocks resident: where the
+// 16-bit rows of 12289-16384 elements fill the register form's 256 threads at
+// 8 vectors a thread. Those blocks (114 registers a thread) run where there
+// are at least this many rows for each of them resident (4.5 waves of two-row
+// blocks); the plain ring's 512 threads otherwise. H200 (docs/perf-notes.md
+// v12), against the ring: (4096, 16384) f16 76.4 -> 70.6 us (84 -> 90% of the
+// copy ceiling), (8192, 16384) bf16 146.5 -> 135.3 (87 -> 94%), (2560, 16384)
+// bf16 49.0 -> 46.8, (4096, 16383) bf16 93.1 -> 84.1, (4096, 12289) bf16 80.0
+// -> 73.0; but (2112, 16384) f16 39.0 -> 40.3 (4 waves) and (1024, 16384)
+// bf16 21.7 -> 22.8: with few rows the ring's one looping wave is as good.
+// Rows of 12288 (192 threads) lost too: 55.6 -> 58.6 us.
+constexpr int64_t kWideRowRegisterRowsPerBlock = 9;
+
+// Whether the ring runs whole rows (chunks == 1) in its register form. At 4
+// vectors a thread its 80 registers leave fewer blocks resident: where the
 // ring's blocks take every row in one wave and the register form's would not,
 // the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form; H200,
-// docs/perf-notes.md v9). ring_resident, reg_resident: blocks resident at once.
-bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, int64_t ring_resident,
-                        int64_t reg_resident) {
-    return row_registers_fit(esize, threads, slice) && (rows <= reg_resident || rows > ring_resident);
+// docs/perf-notes.md v9); rows off 16-byte boundaries (heads) take it wherever
+// it fits. At 8, see kWideRowRegisterRowsPerBlock. ring_resident, reg_resident:
+// blocks resident at once.
+bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, bool heads,
+                        int64_t ring_resident, int64_t reg_resident) {
+    const int vecs = row_register_vecs(esize, threads, slice);
+    if (vecs == kRowRegisterMaxVecs) return rows >= kWideRowRegisterRowsPerBlock * reg_resident;
+    return vecs > 0 && (heads || rows <= reg_resident || rows > ring_resident);
 }
 
 template <typename T>
-const void *bulk_row_registers_kernel() {
-    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, true>);
+const void *bulk_row_registers_kernel(int vecs) {
+    return vecs == kRowRegisterMaxVecs ? reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, kRowRegisterMaxVecs>)
+                                       : reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, 4>);
 }
 
-const void *bulk_row_registers_kernel_for(oprt_dtype_t dtype) {
-    return dtype == OPRT_DTYPE_F16 ? bulk_row_registers_kernel<dev::half_t>() : bulk_row_registers_kernel<dev::bf16_t>();
+const void *bulk_row_registers_kernel_for(oprt_dtype_t dtype, int vecs) {
+    return dtype == OPRT_DTYPE_F16 ? bulk_row_registers_kernel<dev::half_t>(vecs)
+                                   : bulk_row_registers_kernel<dev::bf16_t>(vecs);
 }
 
 const void *bulk_kernel_for(oprt_dtype_t dtype) {
@@ -553,19 +572,30 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // measured 0-3% slower with 4, docs/perf-notes.md v7).
     const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
     // At least 128 threads: rows off boundaries read their ends one per thread (row_end_element).
-    const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
+    int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
+    if (chunks == 1 && esize == 2 && threads > kRowRegisterThreads &&
+        round_up(ceil_div(slice / P, kRowRegisterMaxVecs), 64) == kRowRegisterThreads) {
+        // Rows of 12289-16384 16-bit elements fill the register form's 256
+        // threads at 8 vectors a thread: they take 256 threads where there are
+        // enough rows for that form (kWideRowRegisterRowsPerBlock).
+        int64_t wide_resident = 0;
+        s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype, kRowRegisterMaxVecs),
+                                 kRowRegisterThreads, size_t(ring.stages * slice * esize), info, &wide_resident);
+        if (s != OPRT_SUCCESS) return s;
+        if (rows >= kWideRowRegisterRowsPerBlock * wide_resident) threads = kRowRegisterThreads;
+    }
     int64_t resident = 0;
     s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
     if (s != OPRT_SUCCESS || resident < chunks) return s;
     p.kernel = kRowsBulk;
     p.kernel_name = chunks > 1 ? "rows_bulk_ring_split" : "rows_bulk_ring";
-    if (chunks == 1 && esize == 2) {  // the launch decides again on the executing device, by the same rule
+    const int reg_vecs = chunks == 1 ? row_register_vecs(esize, threads, slice) : 0;
+    if (reg_vecs > 0) {  // the launch decides again on the executing device, by the same rule
         int64_t reg_resident = 0;
-        s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype), threads,
+        s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype, reg_vecs), threads,
                                  size_t(ring.stages * slice * esize), info, &reg_resident);
         if (s != OPRT_SUCCESS) return s;
-        if (whole_vectors ? bulk_row_registers(esize, rows, threads, slice, resident, reg_resident)
-                          : row_registers_fit(esize, threads, slice))
+        if (bulk_row_registers(esize, rows, threads, slice, !whole_vectors, resident, reg_resident))
             p.kernel_name = "rows_bulk_ring_registers";
     }
     p.launch[0] = threads;
@@ -620,15 +650,18 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
                                         dev::stream_t stream, bool *launched) {
     *launched = false;
     if constexpr (sizeof(T) == 2) {
-        auto *kernel = heads ? &softmax_rows_bulk_kernel<T, true, true> : &softmax_rows_bulk_kernel<T, true, false>;
+        const int64_t esize = int64_t(sizeof(T));
+        const int vecs = row_register_vecs(esize, threads, q.slice);
+        if (vecs == 0) return OPRT_SUCCESS;
+        constexpr int kWide = kRowRegisterMaxVecs;
+        auto *kernel = vecs == kWide ? (heads ? &softmax_rows_bulk_kernel<T, kWide, true>
+                                              : &softmax_rows_bulk_kernel<T, kWide, false>)
+                                     : (heads ? &softmax_rows_bulk_kernel<T, 4, true> : &softmax_rows_bulk_kernel<T, 4, false>);
         int64_t resident = 0;
         const oprt_status_t s =
             bulk_resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
         if (s != OPRT_SUCCESS) return s;
-        const int64_t esize = int64_t(sizeof(T));
-        if (heads ? !row_registers_fit(esize, threads, q.slice)
-                  : !bulk_row_registers(esize, q.rows, threads, q.slice, ring_resident, resident))
-            return OPRT_SUCCESS;
+        if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
         q.row_groups = clamp64(resident, 1, q.rows);
         if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
             q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
@@ -696,7 +729,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     const int64_t esize = int64_t(sizeof(T));
     const bool aligned = q.L % gpu::vector_width<T>() == 0 && bulk_aligned(p, in, out, esize);
     if (aligned || rows_offsets_alike(p, in, out, esize)) {
-        auto *ring = aligned ? &softmax_rows_bulk_kernel<T> : &softmax_rows_bulk_kernel<T, false, true>;
+        auto *ring = aligned ? &softmax_rows_bulk_kernel<T> : &softmax_rows_bulk_kernel<T, 0, true>;
         int64_t resident = 0;
         if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
             OPRT_SUCCESS)

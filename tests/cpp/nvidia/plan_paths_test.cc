@@ -238,6 +238,18 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16383}}, 1, false, {}, 0, nullptr, range);
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
         }
+        if (dt != OPRT_DTYPE_F32) {
+            // 16-bit rows of 12289-16384, at least 9 rows for each resident block (2376
+            // rows on 132 SMs): the register form with 8 vectors a thread on 256 threads.
+            ExpectKernel k("rows_bulk_ring_registers");
+            check_softmax(dt, {{2500, 16384}}, 1, /*specials=*/true);
+            check_softmax(dt, {{2500, 13312}}, 1);  // 6.5 vectors a thread: the last ones on half the threads
+            check_softmax(dt, {{2500, 16383}}, 1, true);  // off 16-byte boundaries: its kHeads instance
+            check_softmax(dt, {{2500, 12289}}, 1);  // the shortest such row
+            check_softmax(dt, {{2500, 16384}, {}, 3}, 1, false, {}, 3);  // in and out both three elements off
+            check_softmax(dt, {{2500, 16384}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{2500, 16383}}, 1, false, {}, 0, nullptr, range);
+        }
         if (dt == OPRT_DTYPE_F32) {
             // f32 rows off 16-byte boundaries: the plain ring's kHeads instance (the ends one per thread).
             ExpectKernel k("rows_bulk_ring");
