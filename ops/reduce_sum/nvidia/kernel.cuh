@@ -263,10 +263,19 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                     acc[e] += (dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
                               (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e]));
             }
-            for (; k < k1; k += by) {
-                const Vec<Tin, V> v = gpu::load_vec<V>(col + k * S);
+            // The last up to 3 rows: their loads go out together, not one
+            // round trip to memory each (a chunk of 249 rows left 2-3).
+            if (k < k1) {
+                const bool has1 = k + by < k1, has2 = k + 2 * by < k1;
+                Vec<Tin, V> v0 = gpu::load_vec<V>(col + k * S), v1{}, v2{};
+                if (has1) v1 = gpu::load_vec<V>(col + (k + by) * S);
+                if (has2) v2 = gpu::load_vec<V>(col + (k + 2 * by) * S);
 #pragma unroll
-                for (int e = 0; e < V; ++e) acc[e] += dev::to_f32(v.v[e]);
+                for (int e = 0; e < V; ++e) {
+                    acc[e] += dev::to_f32(v0.v[e]);
+                    if (has1) acc[e] += dev::to_f32(v1.v[e]);
+                    if (has2) acc[e] += dev::to_f32(v2.v[e]);
+                }
             }
         }
         if (!kCluster && p.by == 1) {  // one thread per column: no tree, store straight from registers
