@@ -208,6 +208,21 @@ __device__ __forceinline__ float exp2_arg(float x, float m, float mc) {
     return kFolded ? fmaf(x, kLog2e, -mc) : fmaf(x - m, kLog2e, -mc);
 }
 
+// Whether the exponent is folded, and its constant mc (exp2_arg).
+struct Exp2Form {
+    bool folded;
+    float mc;
+};
+// The sums' form: c = 0.
+__device__ __forceinline__ Exp2Form sum_exponent(float m) {
+    return exp2_folds(m) ? Exp2Form{true, m * kLog2e} : Exp2Form{false, 0.0f};
+}
+// exp(x - m) of one element (times 2^-c) by the loops' formula: the ends of
+// rows off boundaries and the register form get the slices' bits.
+__device__ __forceinline__ float exp2_element(float x, float m, Exp2Form w) {
+    return dev::exp2_approx(w.folded ? exp2_arg<true>(x, m, w.mc) : exp2_arg<false>(x, m, w.mc));
+}
+
 // The slice's sum of exp(x - m) (c = 0). -inf elements add 2^-inf = 0.
 template <typename T, bool kFolded>
 __device__ __forceinline__ float slice_exp2_sum(const T *x, int nv, float m, float mc) {
@@ -296,10 +311,9 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
         }
         if constexpr (kEnd) s += exp_f32(xe - m);
     } else {
-        const bool folded = exp2_folds(m);
-        s = folded ? slice_exp2_sum<T, true>(x, nv, m, m * kLog2e) : slice_exp2_sum<T, false>(x, nv, m, 0.0f);
-        if constexpr (kEnd)
-            s += dev::exp2_approx(folded ? exp2_arg<true>(xe, m, m * kLog2e) : exp2_arg<false>(xe, m, 0.0f));
+        const Exp2Form w = sum_exponent(m);
+        s = w.folded ? slice_exp2_sum<T, true>(x, nv, m, w.mc) : slice_exp2_sum<T, false>(x, nv, m, w.mc);
+        if constexpr (kEnd) s += exp2_element(xe, m, w);
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
     return F32Pair{m, s};
@@ -307,13 +321,9 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
 
 // The 16-bit write pass's exponent x log2(e) - (max log2(e) + log2(sum)):
 // the division folded into the constant (mc), like the sum's exponent.
-struct WriteExponent {
-    bool folded;
-    float mc;
-};
-__device__ __forceinline__ WriteExponent write_exponent(F32Pair row) {
+__device__ __forceinline__ Exp2Form write_exponent(F32Pair row) {
     const float lg = dev::log2_approx(row.b);
-    return exp2_folds(row.a) ? WriteExponent{true, fmaf(row.a, kLog2e, lg)} : WriteExponent{false, lg};
+    return exp2_folds(row.a) ? Exp2Form{true, fmaf(row.a, kLog2e, lg)} : Exp2Form{false, lg};
 }
 
 // y = the softmax of the slice in x, given the slice's own max (f32: x holds
@@ -332,7 +342,7 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
             gpu::store_vec_global<P>(y + q * P, v);
         }
     } else {
-        const WriteExponent w = write_exponent(row);
+        const Exp2Form w = write_exponent(row);
         if (w.folded) slice_exp2_write<T, true>(x, y, nv, row.a, w.mc);
         else slice_exp2_write<T, false>(x, y, nv, row.a, w.mc);
     }
@@ -345,9 +355,7 @@ __device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
     if constexpr (std::is_same<T, float>::value) {
         return exp_f32(xe - own_max) * (exp_f32(own_max - row.a) / row.b);
     } else {
-        const WriteExponent w = write_exponent(row);
-        return dev::from_f32<T>(
-            dev::exp2_approx(w.folded ? exp2_arg<true>(xe, row.a, w.mc) : exp2_arg<false>(xe, row.a, w.mc)));
+        return dev::from_f32<T>(exp2_element(xe, row.a, write_exponent(row)));
     }
 }
 
@@ -413,11 +421,7 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
             if (ye != nullptr) *ye = end_output<T>(xe, m, row);
         return;
     }
-    const bool folded = exp2_folds(m);
-    const float mc = m * kLog2e;
-    auto exp_of = [&](float f) {
-        return dev::exp2_approx(folded ? exp2_arg<true>(f, m, mc) : exp2_arg<false>(f, m, 0.0f));
-    };
+    const Exp2Form w = sum_exponent(m);
     float e[V * P];
     float s = 0.0f;
 #pragma unroll
@@ -428,7 +432,7 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
             gpu::widen(gpu::load_vec<P>(x + q * P), f);
 #pragma unroll
             for (int i = 0; i < P; ++i) {
-                e[j * P + i] = exp_of(f[i]);
+                e[j * P + i] = exp2_element(f[i], m, w);
                 s += e[j * P + i];
             }
         }
@@ -436,7 +440,7 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
     float ee = 0.0f;
     if constexpr (kEnd) {
         if (ye != nullptr) {
-            ee = exp_of(xe);
+            ee = exp2_element(xe, m, w);
             s += ee;
         }
     }

@@ -482,6 +482,9 @@ int row_register_vecs(int64_t esize, int64_t threads, int64_t slice) {
 // bf16 21.7 -> 22.8: with few rows the ring's one looping wave is as good.
 // Rows of 12288 (192 threads) lost too: 55.6 -> 58.6 us.
 constexpr int64_t kWideRowRegisterRowsPerBlock = 9;
+bool enough_rows_for_wide_registers(int64_t rows, int64_t reg_resident) {
+    return rows >= kWideRowRegisterRowsPerBlock * reg_resident;
+}
 
 // Whether the ring runs whole rows (chunks == 1) in its register form. At 4
 // vectors a thread its 80 registers leave fewer blocks resident: where the
@@ -493,14 +496,20 @@ constexpr int64_t kWideRowRegisterRowsPerBlock = 9;
 bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, bool heads,
                         int64_t ring_resident, int64_t reg_resident) {
     const int vecs = row_register_vecs(esize, threads, slice);
-    if (vecs == kRowRegisterMaxVecs) return rows >= kWideRowRegisterRowsPerBlock * reg_resident;
+    if (vecs == kRowRegisterMaxVecs) return enough_rows_for_wide_registers(rows, reg_resident);
     return vecs > 0 && (heads || rows <= reg_resident || rows > ring_resident);
+}
+
+// The register form's instance for `vecs` (4 or kRowRegisterMaxVecs) vectors a thread.
+template <typename T, bool kHeads>
+auto row_registers_instance(int vecs) {
+    return vecs == kRowRegisterMaxVecs ? &softmax_rows_bulk_kernel<T, kRowRegisterMaxVecs, kHeads>
+                                       : &softmax_rows_bulk_kernel<T, 4, kHeads>;
 }
 
 template <typename T>
 const void *bulk_row_registers_kernel(int vecs) {
-    return vecs == kRowRegisterMaxVecs ? reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, kRowRegisterMaxVecs>)
-                                       : reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T, 4>);
+    return reinterpret_cast<const void *>(row_registers_instance<T, false>(vecs));
 }
 
 const void *bulk_row_registers_kernel_for(oprt_dtype_t dtype, int vecs) {
@@ -577,12 +586,12 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
         round_up(ceil_div(slice / P, kRowRegisterMaxVecs), 64) == kRowRegisterThreads) {
         // Rows of 12289-16384 16-bit elements fill the register form's 256
         // threads at 8 vectors a thread: they take 256 threads where there are
-        // enough rows for that form (kWideRowRegisterRowsPerBlock).
+        // enough rows for that form (enough_rows_for_wide_registers).
         int64_t wide_resident = 0;
         s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype, kRowRegisterMaxVecs),
                                  kRowRegisterThreads, size_t(ring.stages * slice * esize), info, &wide_resident);
         if (s != OPRT_SUCCESS) return s;
-        if (rows >= kWideRowRegisterRowsPerBlock * wide_resident) threads = kRowRegisterThreads;
+        if (enough_rows_for_wide_registers(rows, wide_resident)) threads = kRowRegisterThreads;
     }
     int64_t resident = 0;
     s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
@@ -653,10 +662,7 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
         const int64_t esize = int64_t(sizeof(T));
         const int vecs = row_register_vecs(esize, threads, q.slice);
         if (vecs == 0) return OPRT_SUCCESS;
-        constexpr int kWide = kRowRegisterMaxVecs;
-        auto *kernel = vecs == kWide ? (heads ? &softmax_rows_bulk_kernel<T, kWide, true>
-                                              : &softmax_rows_bulk_kernel<T, kWide, false>)
-                                     : (heads ? &softmax_rows_bulk_kernel<T, 4, true> : &softmax_rows_bulk_kernel<T, 4, false>);
+        auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
         int64_t resident = 0;
         const oprt_status_t s =
             bulk_resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
