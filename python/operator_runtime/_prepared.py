@@ -27,6 +27,7 @@ class PreparedOp:
         variant (operator_runtime.variants(op, backend)); None or "auto": the plan's choice."""
         self.op = op
         self._operands = operands
+        self._ptrs = [o.ptr or None for o in operands]  # run()'s pointers, worked out once
         self._params = params
         func = func or f"prepare_{op}"
         if variant is not None and not isinstance(variant, str):
@@ -85,7 +86,8 @@ class PreparedOp:
 
     def run(self):
         """Runs on the arrays given to prepare; returns the output array."""
-        return self._execute(self._live_operands())
+        operands = self._live_operands()
+        return self._execute(operands, self._ptrs)
 
     def run_inputs(self, *arrays):
         """Runs on new arrays (output first) laid out exactly like the prepared ones."""
@@ -107,7 +109,7 @@ class PreparedOp:
                     f"{where} has shape {new.shape}, strides {new.strides} on "
                     f"{new.device_string()}; prepared with shape {old.shape}, strides "
                     f"{old.strides} on {old.device_string()} (element strides)")
-        return self._execute(operands)
+        return self._execute(operands, [o.ptr or None for o in operands])
 
     def destroy(self):
         """Frees the descriptor and workspace; calling it again does nothing. Safe from
@@ -154,11 +156,10 @@ class PreparedOp:
             raise OperatorRuntimeError(f"{self.op}: this PreparedOp was destroyed")
         return self._operands
 
-    def _execute(self, operands):
+    def _execute(self, operands, ptrs):
         out = operands[0]
         desc, runner = self._enter_call()
         try:
-            ptrs = [o.ptr or None for o in operands]
             if runner is not None:  # a Python backend: the C checks of execute, then its kernel
                 self._check(self._c.check_execute(desc, *ptrs))
                 runner(tuple(o.array for o in operands))
@@ -183,7 +184,7 @@ class PreparedOp:
     def _exit_call(self):
         with self._calls:
             self._in_flight -= 1
-            if not self._in_flight:
+            if not self._in_flight and self._desc is None:  # destroy() is waiting
                 self._calls.notify_all()
 
 
