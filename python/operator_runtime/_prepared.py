@@ -27,7 +27,7 @@ class PreparedOp:
         variant (operator_runtime.variants(op, backend)); None or "auto": the plan's choice."""
         self.op = op
         self._operands = operands
-        self._ptrs = [o.ptr or None for o in operands]  # run()'s pointers, worked out once
+        self._ptrs = _data_pointers(operands)  # run()'s, worked out once
         self._params = params
         func = func or f"prepare_{op}"
         if variant is not None and not isinstance(variant, str):
@@ -109,7 +109,7 @@ class PreparedOp:
                     f"{where} has shape {new.shape}, strides {new.strides} on "
                     f"{new.device_string()}; prepared with shape {old.shape}, strides "
                     f"{old.strides} on {old.device_string()} (element strides)")
-        return self._execute(operands, [o.ptr or None for o in operands])
+        return self._execute(operands, _data_pointers(operands))
 
     def destroy(self):
         """Frees the descriptor and workspace; calling it again does nothing. Safe from
@@ -186,6 +186,11 @@ class PreparedOp:
             self._in_flight -= 1
             if not self._in_flight and self._desc is None:  # destroy() is waiting
                 self._calls.notify_all()
+
+
+def _data_pointers(operands):
+    """The operands' data pointers as the C calls take them (None for NULL)."""
+    return [o.ptr or None for o in operands]
 
 
 def _create_c(lib, op, operands, params, backend_code):
