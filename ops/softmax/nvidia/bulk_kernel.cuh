@@ -353,7 +353,9 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
 template <typename T>
 __device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
     if constexpr (std::is_same<T, float>::value) {
-        return exp_f32(xe - own_max) * (exp_f32(own_max - row.a) / row.b);
+        // A slice of only -inf stored exp(-inf - -inf) as 0, not NaN (slice_stats).
+        const float e = xe == neg_inf() ? 0.0f : exp_f32(xe - own_max);
+        return e * (exp_f32(own_max - row.a) / row.b);
     } else {
         return dev::from_f32<T>(exp2_element(xe, row.a, write_exponent(row)));
     }
@@ -574,29 +576,46 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     };
     // kHeads: the row's ends go one per thread of its first block.
     auto own_end = [&](int k) { return kHeads && chunk == 0 ? end_element(k) : neg_inf(); };
+    // The write needs row k's share again. f32 rows off boundaries carry it
+    // from the reduce (11-18% faster: their instance no longer spills); 16-bit
+    // ones work it out again (carried, ptxas keeps their instance at 64
+    // registers with a spill: 8-10% slower; H200, docs/perf-notes.md v14).
+    constexpr bool kCarryShare = kHeads && sizeof(T) == 4;
+    struct Share {
+        RowEnds r;
+        int nv;
+    };
     // Waits for row k's slice in buffer b and reduces it (with the end element
     // xe); split rows publish the pair.
-    auto stats = [&](int k, int b, float xe) {
+    auto stats = [&](int k, int b, float xe, Share *g) {
         gpu::bulk::wait(&full[b], (phases >> b) & 1u);
         phases ^= 1u << b;
+        T *const slice = buffer(b);
         int64_t io, oo;
         RowEnds r;
-        const F32Pair ms = slice_stats<T, kHeads>(buffer(b), share(k, &io, &oo, &r), scratch, xe);
+        const int nvk = share(k, &io, &oo, &r);
+        if constexpr (kCarryShare) *g = Share{r, nvk};
+        const F32Pair ms = slice_stats<T, kHeads>(slice, nvk, scratch, xe);
         if (p.chunks > 1 && threadIdx.x == 0) publish_slot(&p.partials[row_of(k) * p.chunks + chunk], ms);
         return ms;
     };
     float cur_end = own_end(0), next_end = own_end(1);
-    F32Pair cur = stats(0, 0, cur_end);
+    Share cur_share, next_share{};
+    F32Pair cur = stats(0, 0, cur_end, &cur_share);
     for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
         const int next_b = b + 1 == S ? 0 : b + 1;
         const EarlySlots early = load_early_slots(p, row_of(k));
         const float later_end = own_end(k + 2);
         F32Pair next{};
-        if (row_of(k + 1) < p.rows) next = stats(k + 1, next_b, next_end);
+        if (row_of(k + 1) < p.rows) next = stats(k + 1, next_b, next_end, &next_share);
         const F32Pair row = p.chunks > 1 ? join_row_slices(p, row_of(k), early, &row_stats) : cur;
         int64_t io, oo;
         RowEnds r;
-        const int nvk = share(k, &io, &oo, &r);
+        int nvk = share(k, &io, &oo, &r);
+        if constexpr (kCarryShare) {
+            r = cur_share.r;
+            nvk = cur_share.nv;
+        }
         slice_write(buffer(b), out + oo + r.head + k0, nvk, cur.a, row);
         if constexpr (kHeads) {
             const int64_t e = chunk == 0 ? row_end_element<T>(r, p.L) : -1;
@@ -604,6 +623,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         }
         refill(k, b);
         cur = next;
+        if constexpr (kCarryShare) cur_share = next_share;
         cur_end = next_end;
         next_end = later_end;
         b = next_b;

@@ -382,6 +382,9 @@ inline void inject_specials(Tensor &in, int axis) {
             for (size_t k = 0; k < L / 2; ++k) in.set(io[k], -inf);
             in.set(io[L / 4], std::nanf(""));
         }
+        if (s == 5)  // -inf but the middle half: a split row's first block sees no finite value, ends included
+            for (size_t k = 0; k < L; ++k)
+                if (k < L / 4 || k >= L - L / 4) in.set(io[k], -inf);
     });
     upload(in);
 }
