@@ -20,7 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "operator_runtime/detail/dtype.h"  // only to cross-check the test's own conversions
+#include "operator_runtime/detail/cpu_convert.h"  // the array conversions, tested directly
+#include "operator_runtime/detail/dtype.h"        // only to cross-check the test's own conversions
 #include "test_support.h"
 
 namespace {
@@ -688,6 +689,72 @@ TEST_F(CpuOps, DtypeConversionsMatchTheLibrary) {
         ASSERT_EQ(oprt::f32_to_f16(f).bits, encode(OPRT_DTYPE_F16, f)) << "f32 -> f16 of " << f << " (0x" << std::hex << f32_bits(f) << ")";
         ASSERT_EQ(oprt::f32_to_bf16(f).bits, encode(OPRT_DTYPE_BF16, f)) << "f32 -> bf16 of " << f << " (0x" << std::hex << f32_bits(f) << ")";
     }
+}
+
+// The array conversions (detail/cpu_convert.h) give the scalar ones' bits on
+// every path: every f16 and bf16 value widened, the rounding probes narrowed,
+// at offsets and lengths that leave tails. NaN: only NaN-ness (F16C keeps
+// more of the payload).
+TEST_F(CpuOps, ArrayConversionsMatchTheScalarOnes) {
+    using Widen16 = void (*)(const oprt::f16_t *, float *, int64_t);
+    using Narrow16 = void (*)(const float *, oprt::f16_t *, int64_t);
+    std::vector<std::pair<Widen16, Narrow16>> f16_paths = {
+        {oprt::cpu::widen_f16_portable, oprt::cpu::narrow_f16_portable},
+        {static_cast<Widen16>(oprt::cpu::widen), static_cast<Narrow16>(oprt::cpu::narrow)}};
+    if (oprt::cpu::has_f16c()) f16_paths.push_back({oprt::cpu::widen_f16_f16c, oprt::cpu::narrow_f16_f16c});
+    else std::printf("[ note ] no F16C on this CPU: its path is not tested here\n");
+
+    std::vector<oprt::f16_t> h(65536 + 9);
+    std::vector<oprt::bf16_t> hb(65536 + 9);
+    for (uint32_t b = 0; b < 65536; ++b) h[b + 3].bits = hb[b + 3].bits = uint16_t(b);
+    std::vector<float> f(h.size());
+    auto same = [](float got, float want) {
+        return std::isnan(want) ? std::isnan(got) : f32_bits(got) == f32_bits(want);
+    };
+    for (auto [widen, narrow] : f16_paths) {
+        for (int64_t off : {3, 4}) {
+            widen(h.data() + off, f.data(), 65536 + 3 - off);
+            for (int64_t i = 0; i < 65536 + 3 - off; ++i)
+                ASSERT_TRUE(same(f[size_t(i)], oprt::f16_to_f32(h[size_t(i + off)]))) << "f16 bits 0x" << std::hex << h[size_t(i + off)].bits;
+        }
+    }
+    for (int64_t off : {3, 4}) {
+        oprt::cpu::widen(hb.data() + off, f.data(), 65536 + 3 - off);
+        for (int64_t i = 0; i < 65536 + 3 - off; ++i)
+            ASSERT_TRUE(same(f[size_t(i)], oprt::bf16_to_f32(hb[size_t(i + off)]))) << "bf16 bits 0x" << std::hex << hb[size_t(i + off)].bits;
+    }
+
+    std::uniform_int_distribution<uint32_t> bits(0, 0xffffffffu);
+    std::vector<float> probes;
+    for (int i = 0; i < 200000; ++i) probes.push_back(f32_from_bits(bits(rng_)));
+    for (uint32_t b = 0; b < 0x7c00; ++b) {
+        const double lo = f16_decode(uint16_t(b)), hi = f16_decode(uint16_t(b + 1));
+        for (float t : {float((lo + hi) / 2), std::nextafter(float((lo + hi) / 2), 0.0f),
+                        std::nextafter(float((lo + hi) / 2), 1e9f)}) {
+            probes.push_back(t);
+            probes.push_back(-t);
+        }
+    }
+    for (float t : {65504.0f, 65519.0f, 65520.0f, 65536.0f, 2.9802322e-8f, 3.4e38f, 1e-40f, -1e-45f,
+                    std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                    std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f})
+        probes.push_back(t);
+    std::vector<oprt::f16_t> out(probes.size());
+    std::vector<oprt::bf16_t> outb(probes.size());
+    auto same16 = [](uint16_t got, uint16_t want, bool nan, uint16_t exp_mask) {
+        return nan ? (got & exp_mask) == exp_mask && (got & ~exp_mask & 0x7fff) != 0 : got == want;
+    };
+    for (auto [widen, narrow] : f16_paths) {
+        (void)widen;
+        narrow(probes.data() + 1, out.data(), int64_t(probes.size()) - 1);
+        for (size_t i = 1; i < probes.size(); ++i)
+            ASSERT_TRUE(same16(out[i - 1].bits, oprt::f32_to_f16(probes[i]).bits, std::isnan(probes[i]), 0x7c00))
+                << "f32 -> f16 of " << probes[i] << " (0x" << std::hex << f32_bits(probes[i]) << ")";
+    }
+    oprt::cpu::narrow(probes.data() + 1, outb.data(), int64_t(probes.size()) - 1);
+    for (size_t i = 1; i < probes.size(); ++i)
+        ASSERT_TRUE(same16(outb[i - 1].bits, oprt::f32_to_bf16(probes[i]).bits, std::isnan(probes[i]), 0x7f80))
+            << "f32 -> bf16 of " << probes[i] << " (0x" << std::hex << f32_bits(probes[i]) << ")";
 }
 
 // ---------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 // there are fewer rows than threads. Inner runs (reducing a non-last axis):
 // blocks of 1024 outputs accumulate row after row, so memory is read in order.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
+#include "operator_runtime/detail/cpu_convert.h"
 #include "operator_runtime/detail/cpu_parallel.h"
 #include "operator_runtime/detail/dtype.h"
 #include "ops/reduce_sum/reduce_sum_backends.h"
@@ -33,6 +35,16 @@ bool split_axis(const AxisPlan &p, int threads) {
 
 template <typename T>
 double sum_dense(const T *x, int64_t n) {
+    if constexpr (std::is_same_v<T, f16_t>) {  // widened as arrays (F16C), then summed as f32
+        double total = 0.0;
+        float buf[kChunk];
+        for (int64_t c = 0; c < n; c += kChunk) {
+            const int64_t m = std::min(kChunk, n - c);
+            oprt::cpu::widen(x + c, buf, m);
+            total += sum_dense(buf, m);
+        }
+        return total;
+    }
     double total = 0.0;
     for (int64_t c = 0; c < n; c += kChunk) {
         const int64_t m = std::min(kChunk, n - c);
@@ -109,12 +121,18 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
 template <typename T>
 OPRT_NO_UNROLL_AND_JAM void sum_block(const T *in, int64_t stride, int64_t count, int64_t width, double *total) {
     float acc[kBlock];
+    [[maybe_unused]] float wide[std::is_same_v<T, f16_t> ? kBlock : 1];
     for (int64_t c = 0; c < count; c += kRowsPerFlush) {
         const int64_t m = std::min(kRowsPerFlush, count - c);
         std::fill(acc, acc + width, 0.0f);
         for (int64_t k = c; k < c + m; ++k) {
             const T *row = in + k * stride;
-            for (int64_t i = 0; i < width; ++i) acc[i] += to_f32(row[i]);
+            if constexpr (std::is_same_v<T, f16_t>) {  // widened as an array (F16C), then added
+                oprt::cpu::widen(row, wide, width);
+                for (int64_t i = 0; i < width; ++i) acc[i] += wide[i];
+            } else {
+                for (int64_t i = 0; i < width; ++i) acc[i] += to_f32(row[i]);
+            }
         }
         for (int64_t i = 0; i < width; ++i) total[i] += acc[i];
     }

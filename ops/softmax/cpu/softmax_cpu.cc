@@ -4,8 +4,10 @@
 // Longer rows take two streaming passes: an online max and sum per chunk, then
 // exp and scale. All loops are plain arithmetic the compiler vectorizes.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
+#include "operator_runtime/detail/cpu_convert.h"
 #include "operator_runtime/detail/cpu_math.h"
 #include "operator_runtime/detail/cpu_parallel.h"
 #include "operator_runtime/detail/dtype.h"
@@ -57,16 +59,28 @@ OPRT_CPU_CLONES void exp_scale_inplace(float *x, int64_t n, float m, float scale
     for (int64_t i = 0; i < n; ++i) x[i] = exp_f32(x[i] - m) * scale;
 }
 
+// Dense 16-bit rows convert as arrays (cpu_convert.h: F16C for f16).
 template <typename T>
 inline void load(float *dst, const T *src, int64_t n, int64_t stride) {
+    if constexpr (!std::is_same_v<T, float>) {
+        if (stride == 1) return oprt::cpu::widen(src, dst, n);
+    }
     if (stride == 1)
         for (int64_t i = 0; i < n; ++i) dst[i] = to_f32(src[i]);
     else
         for (int64_t i = 0; i < n; ++i) dst[i] = to_f32(src[i * stride]);
 }
 
+// dst = src * scale; src is the caller's buffer, scaled in place for 16-bit rows.
 template <typename T>
-inline void store_scaled(T *dst, const float *src, int64_t n, int64_t stride, float scale) {
+inline void store_scaled(T *dst, float *src, int64_t n, int64_t stride, float scale) {
+    if constexpr (!std::is_same_v<T, float>) {
+        if (stride == 1) {
+            if (scale != 1.0f)
+                for (int64_t i = 0; i < n; ++i) src[i] *= scale;
+            return oprt::cpu::narrow(src, dst, n);
+        }
+    }
     if (stride == 1)
         for (int64_t i = 0; i < n; ++i) dst[i] = from_f32<T>(src[i] * scale);
     else

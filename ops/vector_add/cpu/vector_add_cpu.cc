@@ -8,10 +8,8 @@ namespace {
 
 template <typename T>
 void add(const ElementwisePlan &p, const ExecArgs &args) {
-    oprt::cpu::elementwise(p, static_cast<T *>(args.out), static_cast<const T *>(args.in0),
-                           static_cast<const T *>(args.in1), [](T *o, const T *a, const T *b) {
-                               *o = from_f32<T>(to_f32(*a) + to_f32(*b));
-                           });
+    oprt::cpu::elementwise_f32(p, static_cast<T *>(args.out), static_cast<const T *>(args.in0),
+                               static_cast<const T *>(args.in1), [](float a, float b) { return a + b; });
 }
 
 }  // namespace

@@ -12,16 +12,12 @@ void relu(const ElementwisePlan &p, const ExecArgs &args) {
     const T *in = static_cast<const T *>(args.in0), *none = nullptr;
     const float slope = p.scalar;
     if (slope == 0.0f) {  // plain ReLU: max(x, 0), NaN kept (x == x is false only for NaN)
-        oprt::cpu::elementwise(p, out, in, none, [](T *o, const T *a, const T *) {
-            const float x = to_f32(*a);
-            *o = from_f32<T>(x > 0.0f || x != x ? x : 0.0f);
-        });
+        oprt::cpu::elementwise_f32(p, out, in, none, [](float x, float) { return x > 0.0f || x != x ? x : 0.0f; });
         return;
     }
-    oprt::cpu::elementwise(p, out, in, none, [slope](T *o, const T *a, const T *) {
-        const float x = to_f32(*a);
+    oprt::cpu::elementwise_f32(p, out, in, none, [slope](float x, float) {
         const float scaled = slope * x;  // computed always: the select becomes a blend
-        *o = from_f32<T>(x > 0.0f ? x : scaled);
+        return x > 0.0f ? x : scaled;
     });
 }
 

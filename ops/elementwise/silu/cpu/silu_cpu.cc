@@ -44,9 +44,7 @@ void silu(const ElementwisePlan &p, const ExecArgs &args) {
             return;
         }
     }
-    oprt::cpu::elementwise(p, out, in, none, [](T *o, const T *a, const T *) {
-        *o = from_f32<T>(silu_f32(to_f32(*a)));
-    });
+    oprt::cpu::elementwise_f32(p, out, in, none, [](float x, float) { return silu_f32(x); });
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+// 16-bit <-> f32 arrays (detail/cpu_convert.h). f16: F16C where the CPU has
+// it (chosen once, at first use), else the portable scalar forms. bf16: plain
+// loops in vector ISA clones (baseline x86-64 has no 32 -> 16-bit pack without
+// saturation, so its narrowing vectorizes poorly).
+#include "operator_runtime/detail/cpu_convert.h"
+
+#include "operator_runtime/detail/cpu_parallel.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#include <immintrin.h>
+#define OPRT_HAVE_F16C_PATH 1
+#else
+#define OPRT_HAVE_F16C_PATH 0
+#endif
+
+namespace oprt::cpu {
+
+void widen_f16_portable(const f16_t *in, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f16_to_f32(in[i]);
+}
+
+void narrow_f16_portable(const float *in, f16_t *out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f32_to_f16(in[i]);
+}
+
+#if OPRT_HAVE_F16C_PATH
+bool has_f16c() {
+    static const bool yes = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    return yes;
+}
+
+__attribute__((target("avx,f16c"))) void widen_f16_f16c(const f16_t *in, float *out, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i));
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    }
+    for (; i < n; ++i) out[i] = f16_to_f32(in[i]);
+}
+
+__attribute__((target("avx,f16c"))) void narrow_f16_f16c(const float *in, f16_t *out, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(out + i), h);
+    }
+    for (; i < n; ++i) out[i] = f32_to_f16(in[i]);
+}
+#else
+bool has_f16c() { return false; }
+void widen_f16_f16c(const f16_t *in, float *out, int64_t n) { widen_f16_portable(in, out, n); }
+void narrow_f16_f16c(const float *in, f16_t *out, int64_t n) { narrow_f16_portable(in, out, n); }
+#endif
+
+OPRT_CPU_CLONES void widen(const bf16_t *in, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = bf16_to_f32(in[i]);
+}
+
+OPRT_CPU_CLONES void narrow(const float *in, bf16_t *out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = f32_to_bf16(in[i]);
+}
+
+void widen(const f16_t *in, float *out, int64_t n) {
+    if (has_f16c()) widen_f16_f16c(in, out, n);
+    else widen_f16_portable(in, out, n);
+}
+
+void narrow(const float *in, f16_t *out, int64_t n) {
+    if (has_f16c()) narrow_f16_f16c(in, out, n);
+    else narrow_f16_portable(in, out, n);
+}
+
+}  // namespace oprt::cpu
