@@ -7,6 +7,7 @@
 #include "operator_runtime/detail/cpu_parallel.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define OPRT_HAVE_F16C_PATH 1
 #else
@@ -24,8 +25,17 @@ void narrow_f16_portable(const float *in, f16_t *out, int64_t n) {
 }
 
 #if OPRT_HAVE_F16C_PATH
+// CPUID leaf 1 (clang's __builtin_cpu_supports does not know "f16c"): AVX and
+// F16C, and the OS saving the YMM registers (XGETBV), without which AVX faults.
 bool has_f16c() {
-    static const bool yes = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    static const bool yes = [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+        if (!(c & bit_OSXSAVE) || !(c & bit_AVX) || !(c & bit_F16C)) return false;
+        unsigned lo = 0, hi = 0;
+        __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+        return (lo & 6u) == 6u;  // XMM and YMM state enabled
+    }();
     return yes;
 }
 

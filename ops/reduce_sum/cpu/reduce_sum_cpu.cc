@@ -121,13 +121,13 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
 template <typename T>
 OPRT_NO_UNROLL_AND_JAM void sum_block(const T *in, int64_t stride, int64_t count, int64_t width, double *total) {
     float acc[kBlock];
-    [[maybe_unused]] float wide[std::is_same_v<T, f16_t> ? kBlock : 1];
     for (int64_t c = 0; c < count; c += kRowsPerFlush) {
         const int64_t m = std::min(kRowsPerFlush, count - c);
         std::fill(acc, acc + width, 0.0f);
         for (int64_t k = c; k < c + m; ++k) {
             const T *row = in + k * stride;
             if constexpr (std::is_same_v<T, f16_t>) {  // widened as an array (F16C), then added
+                float wide[kBlock];
                 oprt::cpu::widen(row, wide, width);
                 for (int64_t i = 0; i < width; ++i) acc[i] += wide[i];
             } else {
