@@ -590,7 +590,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     auto stats = [&](int k, int b, float xe, Share *g) {
         gpu::bulk::wait(&full[b], (phases >> b) & 1u);
         phases ^= 1u << b;
-        T *const slice = buffer(b);
+        T *const slice = buffer(b);  // before the share, as it was: the 16-bit instances' PTX stays as measured
         int64_t io, oo;
         RowEnds r;
         const int nvk = share(k, &io, &oo, &r);
