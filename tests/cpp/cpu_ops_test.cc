@@ -650,6 +650,27 @@ const int64_t kLarge = 40007;  // above the 32768-element parallel grain, odd
 // ---------------------------------------------------------------------------
 // The test's conversions agree with the library's (so neither hides a bug).
 
+// f32 values that test the rounding to f16 and bf16: random bit patterns, every
+// f16 midpoint (ties, exact in f32) and its neighbours, both signs, and the edges.
+std::vector<float> rounding_probes(std::mt19937 &rng) {
+    std::uniform_int_distribution<uint32_t> bits(0, 0xffffffffu);
+    std::vector<float> probes;
+    for (int i = 0; i < 200000; ++i) probes.push_back(f32_from_bits(bits(rng)));
+    for (uint32_t b = 0; b < 0x7c00; ++b) {
+        const double lo = f16_decode(uint16_t(b)), hi = f16_decode(uint16_t(b + 1));
+        for (float t : {float((lo + hi) / 2), std::nextafter(float((lo + hi) / 2), 0.0f),
+                        std::nextafter(float((lo + hi) / 2), 1e9f)}) {
+            probes.push_back(t);
+            probes.push_back(-t);
+        }
+    }
+    for (float t : {65504.0f, 65519.0f, 65520.0f, 65536.0f, 1e-8f, 2.98e-8f, 2.9802322e-8f, 3e-8f, 6.1e-5f,
+                    3.4e38f, 1e-40f, -1e-45f, std::numeric_limits<float>::infinity(),
+                    -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f})
+        probes.push_back(t);
+    return probes;
+}
+
 TEST_F(CpuOps, DtypeConversionsMatchTheLibrary) {
     for (uint32_t b = 0; b < 65536; ++b) {
         const double mine = f16_decode(uint16_t(b));
@@ -666,20 +687,7 @@ TEST_F(CpuOps, DtypeConversionsMatchTheLibrary) {
         }
     }
     // f32 -> f16/bf16 rounding: random bit patterns, plus every f16 midpoint.
-    std::uniform_int_distribution<uint32_t> bits(0, 0xffffffffu);
-    std::vector<float> probes;
-    for (int i = 0; i < 200000; ++i) probes.push_back(f32_from_bits(bits(rng_)));
-    for (uint32_t b = 0; b < 0x7c00; ++b) {
-        const double lo = f16_decode(uint16_t(b)), hi = f16_decode(uint16_t(b + 1));
-        probes.push_back(float((lo + hi) / 2));  // ties (exact in f32)
-        probes.push_back(std::nextafter(float((lo + hi) / 2), 0.0f));
-        probes.push_back(std::nextafter(float((lo + hi) / 2), 1e9f));
-        probes.push_back(-float((lo + hi) / 2));
-    }
-    for (float f : {65504.0f, 65519.0f, 65520.0f, 65536.0f, 1e-8f, 2.98e-8f, 2.9802322e-8f,
-                    3e-8f, 6.1e-5f, 3.4e38f, std::numeric_limits<float>::infinity(),
-                    -std::numeric_limits<float>::infinity(), 0.0f, -0.0f})
-        probes.push_back(f);
+    const std::vector<float> probes = rounding_probes(rng_);
     for (float f : probes) {
         if (std::isnan(f)) {
             EXPECT_TRUE(std::isnan(oprt::f16_to_f32(oprt::f32_to_f16(f))));
@@ -724,21 +732,7 @@ TEST_F(CpuOps, ArrayConversionsMatchTheScalarOnes) {
             ASSERT_TRUE(same(f[size_t(i)], oprt::bf16_to_f32(hb[size_t(i + off)]))) << "bf16 bits 0x" << std::hex << hb[size_t(i + off)].bits;
     }
 
-    std::uniform_int_distribution<uint32_t> bits(0, 0xffffffffu);
-    std::vector<float> probes;
-    for (int i = 0; i < 200000; ++i) probes.push_back(f32_from_bits(bits(rng_)));
-    for (uint32_t b = 0; b < 0x7c00; ++b) {
-        const double lo = f16_decode(uint16_t(b)), hi = f16_decode(uint16_t(b + 1));
-        for (float t : {float((lo + hi) / 2), std::nextafter(float((lo + hi) / 2), 0.0f),
-                        std::nextafter(float((lo + hi) / 2), 1e9f)}) {
-            probes.push_back(t);
-            probes.push_back(-t);
-        }
-    }
-    for (float t : {65504.0f, 65519.0f, 65520.0f, 65536.0f, 2.9802322e-8f, 3.4e38f, 1e-40f, -1e-45f,
-                    std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                    std::numeric_limits<float>::quiet_NaN(), 0.0f, -0.0f})
-        probes.push_back(t);
+    const std::vector<float> probes = rounding_probes(rng_);
     std::vector<oprt::f16_t> out(probes.size());
     std::vector<oprt::bf16_t> outb(probes.size());
     auto same16 = [](uint16_t got, uint16_t want, bool nan, uint16_t exp_mask) {
