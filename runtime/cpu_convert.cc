@@ -24,6 +24,10 @@ void narrow_f16_portable(const float *in, f16_t *out, int64_t n) {
     for (int64_t i = 0; i < n; ++i) out[i] = f32_to_f16(in[i]);
 }
 
+void add_widened_f16_portable(const f16_t *in, float *acc, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) acc[i] += f16_to_f32(in[i]);
+}
+
 #if OPRT_HAVE_F16C_PATH
 // CPUID leaf 1 (clang's __builtin_cpu_supports does not know "f16c"): AVX and
 // F16C, and the OS saving the YMM registers (XGETBV), without which AVX faults.
@@ -56,10 +60,21 @@ __attribute__((target("avx,f16c"))) void narrow_f16_f16c(const float *in, f16_t 
     }
     for (; i < n; ++i) out[i] = f32_to_f16(in[i]);
 }
+// One pass instead of widening into a buffer and then adding: the first-axis
+// sums add every row of a block into its running sums.
+__attribute__((target("avx,f16c"))) void add_widened_f16_f16c(const f16_t *in, float *acc, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i)));
+        _mm256_storeu_ps(acc + i, _mm256_add_ps(_mm256_loadu_ps(acc + i), x));
+    }
+    for (; i < n; ++i) acc[i] += f16_to_f32(in[i]);
+}
 #else
 bool has_f16c() { return false; }
 void widen_f16_f16c(const f16_t *in, float *out, int64_t n) { widen_f16_portable(in, out, n); }
 void narrow_f16_f16c(const float *in, f16_t *out, int64_t n) { narrow_f16_portable(in, out, n); }
+void add_widened_f16_f16c(const f16_t *in, float *acc, int64_t n) { add_widened_f16_portable(in, acc, n); }
 #endif
 
 OPRT_CPU_CLONES void widen(const bf16_t *in, float *out, int64_t n) {
@@ -78,6 +93,11 @@ void widen(const f16_t *in, float *out, int64_t n) {
 void narrow(const float *in, f16_t *out, int64_t n) {
     if (has_f16c()) narrow_f16_f16c(in, out, n);
     else narrow_f16_portable(in, out, n);
+}
+
+void add_widened(const f16_t *in, float *acc, int64_t n) {
+    if (has_f16c()) add_widened_f16_f16c(in, acc, n);
+    else add_widened_f16_portable(in, acc, n);
 }
 
 }  // namespace oprt::cpu

@@ -726,6 +726,22 @@ TEST_F(CpuOps, ArrayConversionsMatchTheScalarOnes) {
                 ASSERT_TRUE(same(f[size_t(i)], oprt::f16_to_f32(h[size_t(i + off)]))) << "f16 bits 0x" << std::hex << h[size_t(i + off)].bits;
         }
     }
+    // Widened and added into running sums: the scalar sum's bits (NaN: NaN).
+    using AddWidened = void (*)(const oprt::f16_t *, float *, int64_t);
+    std::vector<AddWidened> add_paths = {oprt::cpu::add_widened_f16_portable, oprt::cpu::add_widened};
+    if (oprt::cpu::has_f16c()) add_paths.push_back(oprt::cpu::add_widened_f16_f16c);
+    std::vector<float> acc0(h.size());  // sums of every magnitude, so the adds round
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    for (float &a : acc0) a = std::ldexp(unit(rng_), int(rng_() % 48) - 24);
+    for (AddWidened add : add_paths) {
+        for (int64_t off : {3, 4}) {
+            std::vector<float> acc = acc0;
+            add(h.data() + off, acc.data(), 65536 + 3 - off);
+            for (int64_t i = 0; i < 65536 + 3 - off; ++i)
+                ASSERT_TRUE(same(acc[size_t(i)], acc0[size_t(i)] + oprt::f16_to_f32(h[size_t(i + off)])))
+                    << "f16 bits 0x" << std::hex << h[size_t(i + off)].bits << " added to " << acc0[size_t(i)];
+        }
+    }
     for (int64_t off : {3, 4}) {
         oprt::cpu::widen(hb.data() + off, f.data(), 65536 + 3 - off);
         for (int64_t i = 0; i < 65536 + 3 - off; ++i)

@@ -18,11 +18,16 @@ void narrow(const float *in, f16_t *out, int64_t n);
 void widen(const bf16_t *in, float *out, int64_t n);
 void narrow(const float *in, bf16_t *out, int64_t n);
 
+// acc[i] += in[i] in f32: a row added into running sums without a buffer.
+void add_widened(const f16_t *in, float *acc, int64_t n);
+
 // The two f16 paths by name, for the tests (f16c ones only where has_f16c()).
 bool has_f16c();
 void widen_f16_portable(const f16_t *in, float *out, int64_t n);
 void narrow_f16_portable(const float *in, f16_t *out, int64_t n);
 void widen_f16_f16c(const f16_t *in, float *out, int64_t n);
 void narrow_f16_f16c(const float *in, f16_t *out, int64_t n);
+void add_widened_f16_portable(const f16_t *in, float *acc, int64_t n);
+void add_widened_f16_f16c(const f16_t *in, float *acc, int64_t n);
 
 }  // namespace oprt::cpu

@@ -126,10 +126,8 @@ OPRT_NO_UNROLL_AND_JAM void sum_block(const T *in, int64_t stride, int64_t count
         std::fill(acc, acc + width, 0.0f);
         for (int64_t k = c; k < c + m; ++k) {
             const T *row = in + k * stride;
-            if constexpr (std::is_same_v<T, f16_t>) {  // widened as an array (F16C), then added
-                float wide[kBlock];
-                oprt::cpu::widen(row, wide, width);
-                for (int64_t i = 0; i < width; ++i) acc[i] += wide[i];
+            if constexpr (std::is_same_v<T, f16_t>) {  // widened and added in one pass (F16C)
+                oprt::cpu::add_widened(row, acc, width);
             } else {
                 for (int64_t i = 0; i < width; ++i) acc[i] += to_f32(row[i]);
             }
