@@ -12,6 +12,9 @@
 // always ends. The grid (softmax_cuda.cu): one wave of resident blocks that
 // loop over the rows, or for whole 16-bit rows of >= 8 KB in registers, blocks
 // of two rows each in waves (blocks that leave let the scheduler balance SMs).
+// Split rows with many row groups (kClaim) balance the wave the same way: a
+// block takes its next row from a counter per slice as a buffer frees up,
+// so blocks on SMs that stream faster take more rows.
 //
 // Per slice: a block max, then the exps against it and a block sum (f32 keeps
 // the exps in place; 16-bit slices recompute them in the write pass, one FFMA
@@ -41,6 +44,8 @@ struct BulkRows {
     int32_t stages = 3;             // buffers per block (3 .. kBulkMaxStages)
     int64_t row_groups = 1;         // gridDim.x / chunks; group g takes rows g, g + row_groups, ...
     unsigned long long *partials = nullptr;  // split rows: [rows * chunks] (max, sum) bits, all ones at launch
+    unsigned *claims = nullptr;              // split rows: [chunks] rows claimed past the first
+                                             // stages * row_groups, minus one (all ones at launch)
     OuterIndex ix;
 };
 
@@ -471,11 +476,17 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 // vectors, in and out at the same offset from a boundary: the buffers
 // get the row's aligned middle, the ends go one per thread (of the row's
 // first block, for split rows).
-template <typename T, int kRowVecs = 0, bool kHeads = false>
+// kClaim (split rows): each block's first `stages` rows are those of its row
+// group, the next ones claimed from its slice's counter, one claim ahead.
+// Every slice's rows are claimed in increasing order and each block works its
+// own in that order, so the lowest unfinished row always has (or gets) a
+// block for every slice that reaches it: the joins end.
+template <typename T, int kRowVecs = 0, bool kHeads = false, bool kClaim = false>
 __global__ void __launch_bounds__(kRowVecs > 0 ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
     static_assert(kRowVecs == 0 || (sizeof(T) == 2 && (kRowVecs == 4 || kRowVecs == kRowRegisterMaxVecs)),
                   "rows in registers: 16-bit rows, 4 or 8 vectors a thread");
+    static_assert(!kClaim || kRowVecs == 0, "claimed rows: split rows only");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
@@ -494,7 +505,18 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     const unsigned bytes = unsigned(n * int64_t(sizeof(T)));
     const int64_t first = blockIdx.x / p.chunks;
     // The block's k-th row (k counts iterations: 32 bits, a row has >= 1024 elements).
-    auto row_of = [&](int k) { return first + int64_t(k) * p.row_groups; };
+    // kClaim: rows k .. k + S - 1 sit in slots k % 8 ..., written by thread 0
+    // when it asks for the row's slice, read by the others after a barrier.
+    static_assert((kBulkMaxStages & (kBulkMaxStages - 1)) == 0, "row slots: a power of two, at least S");
+    __shared__ int64_t row_slot[kBulkMaxStages];
+    auto row_of = [&](int k) {
+        if constexpr (kClaim) return row_slot[k & (kBulkMaxStages - 1)];
+        else return first + int64_t(k) * p.row_groups;
+    };
+    // Thread 0's next row (kClaim): the atomic's round trip to L2 overlaps a
+    // whole row's work before the row is needed.
+    unsigned claimed = 0;  // rows past the first S * row_groups
+    auto claim = [&] { return atomicAdd(&p.claims[chunk], 1u) + 1u; };
     // Row k sits in buffer k % S, tracked as a running index (no division);
     // bit b of `phases` is the parity the next wait on buffer b expects.
     auto buffer = [&](int b) { return ring + b * p.slice; };
@@ -520,11 +542,19 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         __syncthreads();
         if (threadIdx.x == 0) {
             gpu::bulk::fence_before_async_write();
+            if constexpr (kClaim) {
+                row_slot[(k + S) & (kBulkMaxStages - 1)] = int64_t(S) * p.row_groups + claimed;
+                claimed = claim();
+            }
             fetch(k + S, b);
         }
     };
     if (threadIdx.x == 0) {
         for (int b = 0; b < S; ++b) gpu::bulk::init(&full[b]);
+        if constexpr (kClaim) {
+            for (int k = 0; k < S; ++k) row_slot[k] = first + int64_t(k) * p.row_groups;
+            claimed = claim();
+        }
         for (int k = 0; k < S; ++k) fetch(k, k);
     }
     __syncthreads();
@@ -605,9 +635,12 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
         const int next_b = b + 1 == S ? 0 : b + 1;
         const EarlySlots early = load_early_slots(p, row_of(k));
-        const float later_end = own_end(k + 2);
+        // kClaim: row k + 2 was claimed at the last refill, after its barrier;
+        // its end is read after the next reduce's barriers instead.
+        float later_end = kClaim ? neg_inf() : own_end(k + 2);
         F32Pair next{};
         if (row_of(k + 1) < p.rows) next = stats(k + 1, next_b, next_end, &next_share);
+        if constexpr (kClaim) later_end = row_of(k + 1) < p.rows ? own_end(k + 2) : neg_inf();
         const F32Pair row = p.chunks > 1 ? join_row_slices(p, row_of(k), early, &row_stats) : cur;
         int64_t io, oo;
         RowEnds r;

@@ -65,7 +65,8 @@ constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 //   kRowsBlockSmem: [0] threads, [1] elements per row kept in shared memory
 //   kRowsSplit: [0] threads, [1] chunks per row, [2] chunk length
 //   kRowsLong: [0] threads
-//   kRowsBulk: [0] threads, [1] blocks per row, [2] slice (elements per block), [3] buffers per block
+//   kRowsBulk, kRowsBulkClaimed: [0] threads, [1] blocks per row, [2] slice (elements per block),
+//     [3] buffers per block
 //   kStridedTile: [0] bx, [1] by
 enum Kernel : int32_t {
     kRowsWarp = 1,
@@ -79,6 +80,7 @@ enum Kernel : int32_t {
     kWarpFused = 9,
     kOnline = 10,
     kRowsBulk = 11,
+    kRowsBulkClaimed = 12,  // split rows whose blocks claim their rows (bulk_kernel.cuh, kClaim)
 };
 
 constexpr int64_t kHalfWarpMinRowsPerSm = 4;
@@ -233,7 +235,8 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         launch_block_registers(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), heads, ix, stream);
         return OPRT_SUCCESS;
     case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
-    case kRowsBulk: return launch_bulk(p, args, in, out, ix, stream);
+    case kRowsBulk:
+    case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
         gpu::launch_overlapped(&softmax_rows_long_kernel<T>, unsigned(clamp64(rows, 1, kMaxGridBlocks)), kLongThreads, 0,
                                stream, in, out, rows, L, ix);
@@ -452,9 +455,27 @@ constexpr int64_t kBulkSplitChunks = 32;
 // 88% of the copy ceiling, bf16 (1024, 131072) 82 -> 85% (docs/perf-notes.md v8).
 constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 
-// Workspace of split rows: an 8-byte (max, sum) slot per slice.
+// Split rows whose wave has at least this many row groups claim their rows
+// (kClaim) instead of taking every row_groups-th. H200, docs/perf-notes.md
+// v15: (2048, 65536) 16-bit 82-84 -> 88% of the copy ceiling, f32 88 -> 93%,
+// (1024, 131072) 16-bit 85-86 -> 87-88%, f32 86-89 -> 91% (16-66 groups);
+// with 2-8 groups level or slower ((256, 2^20) f32, 2 groups: 87 -> 63%): a
+// row then waits for whichever of few blocks per slice claimed it. f32 rows
+// off 16-byte boundaries keep the fixed groups: their claimed instance ran
+// 5-6% slower ((2048, 50257) 81 -> 76%; 64 registers where the fixed one
+// takes 76), while 16-bit ones gained up to 3%.
+constexpr int64_t kClaimMinRowGroups = 16;
+template <typename T>
+constexpr bool claims_rows_off_boundaries() {
+    return sizeof(T) == 2;
+}
+
+// Workspace of split rows: an 8-byte (max, sum) slot per slice, then a
+// 4-byte row counter per slice (kClaim).
 size_t bulk_workspace_bytes(int64_t rows, int64_t chunks) {
-    return chunks > 1 ? kWorkspaceAlign + size_t(rows * chunks) * sizeof(unsigned long long) : 0;
+    return chunks > 1 ? kWorkspaceAlign + size_t(rows * chunks) * sizeof(unsigned long long) +
+                            size_t(chunks) * sizeof(unsigned)
+                      : 0;
 }
 
 template <typename T>
@@ -598,6 +619,14 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     if (s != OPRT_SUCCESS || resident < chunks) return s;
     p.kernel = kRowsBulk;
     p.kernel_name = chunks > 1 ? "rows_bulk_ring_split" : "rows_bulk_ring";
+    // Claimed rows where the wave has enough row groups and rows past its
+    // first round (the launch keeps this choice, whatever it finds resident;
+    // f32 data off 16-byte boundaries runs the fixed groups' instance).
+    if (chunks > 1 && resident / chunks >= kClaimMinRowGroups && rows > ring.stages * (resident / chunks) &&
+        (esize == 2 || whole_vectors)) {
+        p.kernel = kRowsBulkClaimed;
+        p.kernel_name = "rows_bulk_ring_split_claimed";
+    }
     const int reg_vecs = chunks == 1 ? row_register_vecs(esize, threads, slice) : 0;
     if (reg_vecs > 0) {  // the launch decides again on the executing device, by the same rule
         int64_t reg_resident = 0;
@@ -682,15 +711,18 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
 #endif
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-// Split rows: the (max, sum) slots set to all ones (no slice published yet),
-// then one cooperative launch of q.row_groups * q.chunks blocks: every block
-// resident at once, so a block waiting for its row's other slices never waits
-// for a block that cannot start.
+// Split rows: the (max, sum) slots and the row counters set to all ones (no
+// slice published, no row claimed yet), then one cooperative launch of
+// q.row_groups * q.chunks blocks: every block resident at once, so a block
+// waiting for its row's other slices never waits for a block that cannot start.
 template <typename T>
 oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRows q, const ExecArgs &args,
                                 const T *in, T *out, int threads, size_t smem, dev::stream_t stream) {
     q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
-    cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, size_t(q.rows * q.chunks) * sizeof(unsigned long long), stream);
+    q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
+    cudaError_t e = cudaMemsetAsync(
+        q.partials, 0xFF, size_t(q.rows * q.chunks) * sizeof(unsigned long long) + size_t(q.chunks) * sizeof(unsigned),
+        stream);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots)", int(e));
@@ -735,7 +767,11 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     const int64_t esize = int64_t(sizeof(T));
     const bool aligned = q.L % gpu::vector_width<T>() == 0 && bulk_aligned(p, in, out, esize);
     if (aligned || rows_offsets_alike(p, in, out, esize)) {
-        auto *ring = aligned ? &softmax_rows_bulk_kernel<T> : &softmax_rows_bulk_kernel<T, 0, true>;
+        const bool claimed = p.kernel == kRowsBulkClaimed;
+        auto *ring = aligned ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
+                             : (claimed && claims_rows_off_boundaries<T>()
+                                    ? &softmax_rows_bulk_kernel<T, 0, true, claims_rows_off_boundaries<T>()>
+                                    : &softmax_rows_bulk_kernel<T, 0, true>);
         int64_t resident = 0;
         if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
             OPRT_SUCCESS)

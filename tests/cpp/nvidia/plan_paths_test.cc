@@ -265,19 +265,30 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
         // H200): either is right; the name depends on the device's resident blocks.
         check_softmax(dt, {{1000, 2304}}, 1, true);
         {
+            // Enough row groups in the wave (on the H200) and rows past its first round:
+            // blocks claim their next rows from a counter per slice.
+            ExpectKernel k("rows_bulk_ring_split_claimed");
+            check_softmax(dt, {{300, 60000}}, 1, true);
+            check_softmax(dt, {{1000, 30000}}, 1);  // many claims a block
+            // In and out both five elements off: the kHeads instance (f32: of the fixed groups).
+            check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, 5);
+            if (dt != OPRT_DTYPE_F32) {  // 16-bit lengths off whole vectors (f32 ones: fixed groups)
+                check_softmax(dt, {{300, 60001}}, 1, true);
+                check_softmax(dt, {{1000, 30001}}, 1, true);
+            }
+        }
+        {
             ExpectKernel k("rows_bulk_ring_split");  // slices of a row over blocks that swap (max, sum)
-            check_softmax(dt, {{300, 60000}}, 1);
             check_softmax(dt, {{4, 100000}}, 1, true);  // few rows: split finer
             check_softmax(dt, {{1, 65536}}, 1);  // one row over 16-32 blocks
             check_softmax(dt, {{20, 1000000}}, 1, true);  // several rows per block, cooperative waits
             check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // in off, out not: the two-pass kernels
             // Rows off 16-byte boundaries: the split ring's kHeads instance.
-            check_softmax(dt, {{300, 60001}}, 1, true);
             check_softmax(dt, {{4, 100003}}, 1, true);  // few rows: split finer
             check_softmax(dt, {{4, 12345}}, 1, true);   // a row one buffer holds, split for few rows
             check_softmax(dt, {{1, 65535}}, 1);
             check_softmax(dt, {{20, 1000001}}, 1, true);  // several rows per block
-            check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, 5);  // in and out both five elements off
+            if (dt == OPRT_DTYPE_F32) check_softmax(dt, {{300, 60001}}, 1, true);  // f32 off whole vectors
             check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, range);
             check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
@@ -304,9 +315,10 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         ExpectKernel k("rows_bulk_ring_split");
         check_softmax(dt, {{20, 1000000}}, 1);
     }
-    {
-        ExpectKernel k("rows_bulk_ring_split");  // f32, rows enough to fill the GPU
-        check_softmax(OPRT_DTYPE_F32, {{300, 60000}}, 1);
+    for (oprt_dtype_t dt : all_dtypes()) {
+        ExpectKernel k("rows_bulk_ring_split_claimed");  // rows enough to fill the GPU, and more
+        check_softmax(dt, {{300, 60000}}, 1);
+        if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{300, 60001}}, 1);  // not whole vectors: kHeads
     }
     {
         ExpectKernel k("rows_block_registers");
@@ -314,9 +326,13 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         check_softmax(OPRT_DTYPE_BF16, {{300, 1536}}, 1);
     }
     {
-        ExpectKernel k("rows_bulk_ring_split");  // not whole 16-byte vectors: the split ring's kHeads instance
+        ExpectKernel k("rows_bulk_ring_split");  // f32 off whole 16-byte vectors: kHeads, fixed groups
         check_softmax(OPRT_DTYPE_F32, {{300, 60001}}, 1);
         check_softmax(OPRT_DTYPE_F32, {{2048, 50257}}, 1, /*specials=*/true);  // GPT-2's vocabulary
+    }
+    {
+        ExpectKernel k("rows_bulk_ring_split_claimed");  // 16-bit off whole vectors: kHeads, claimed
+        check_softmax(OPRT_DTYPE_BF16, {{2048, 50257}}, 1, /*specials=*/true);
     }
 }
 
