@@ -24,7 +24,8 @@
 //                                             to 8192: the exps held in registers; from
 //                                             4096, blocks of two rows), or
 //                                             split over blocks that swap (max, sum)
-//                                             (bulk_kernel.cuh)
+//                                             and, with >= 16 row groups a wave, claim
+//                                             their rows (bulk_kernel.cuh)
 //   otherwise (non-last axis, strided axis):
 //     outer * inner >= 512 * SMs           -> thread per slice
 //     fewer slices                         -> bx x by tile per slice group
