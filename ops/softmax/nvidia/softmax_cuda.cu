@@ -462,14 +462,10 @@ constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 // (1024, 131072) 16-bit 85-86 -> 87-88%, f32 86-89 -> 91% (16-66 groups);
 // with 2-8 groups level or slower ((256, 2^20) f32, 2 groups: 87 -> 63%): a
 // row then waits for whichever of few blocks per slice claimed it. f32 rows
-// off 16-byte boundaries keep the fixed groups: their claimed instance ran
-// 5-6% slower ((2048, 50257) 81 -> 76%; 64 registers where the fixed one
-// takes 76), while 16-bit ones gained up to 3%.
+// of a length off whole 16-byte vectors keep the fixed groups: their claimed
+// instance ran 5-6% slower ((2048, 50257) 81 -> 76%; 64 registers where the
+// fixed one takes 76), while 16-bit ones gained up to 3%.
 constexpr int64_t kClaimMinRowGroups = 16;
-template <typename T>
-constexpr bool claims_rows_off_boundaries() {
-    return sizeof(T) == 2;
-}
 
 // Workspace of split rows: an 8-byte (max, sum) slot per slice, then a
 // 4-byte row counter per slice (kClaim).
@@ -621,8 +617,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     p.kernel = kRowsBulk;
     p.kernel_name = chunks > 1 ? "rows_bulk_ring_split" : "rows_bulk_ring";
     // Claimed rows where the wave has enough row groups and rows past its
-    // first round (the launch keeps this choice, whatever it finds resident;
-    // f32 data off 16-byte boundaries runs the fixed groups' instance).
+    // first round (the launch keeps this choice, whatever it finds resident).
     if (chunks > 1 && resident / chunks >= kClaimMinRowGroups && rows > ring.stages * (resident / chunks) &&
         (esize == 2 || whole_vectors)) {
         p.kernel = kRowsBulkClaimed;
@@ -770,9 +765,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     if (aligned || rows_offsets_alike(p, in, out, esize)) {
         const bool claimed = p.kernel == kRowsBulkClaimed;
         auto *ring = aligned ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
-                             : (claimed && claims_rows_off_boundaries<T>()
-                                    ? &softmax_rows_bulk_kernel<T, 0, true, claims_rows_off_boundaries<T>()>
-                                    : &softmax_rows_bulk_kernel<T, 0, true>);
+                             : (claimed ? &softmax_rows_bulk_kernel<T, 0, true, true> : &softmax_rows_bulk_kernel<T, 0, true>);
         int64_t resident = 0;
         if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
             OPRT_SUCCESS)
