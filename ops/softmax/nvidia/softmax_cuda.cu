@@ -467,12 +467,14 @@ constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 // fixed one takes 76), while 16-bit ones gained up to 3%.
 constexpr int64_t kClaimMinRowGroups = 16;
 
-// Workspace of split rows: an 8-byte (max, sum) slot per slice, then a
-// 4-byte row counter per slice (kClaim).
+// What split rows keep in the workspace, all ones at every launch: an 8-byte
+// (max, sum) slot per slice of every row, then a 4-byte row counter per slice
+// (kClaim).
+size_t bulk_split_state_bytes(int64_t rows, int64_t chunks) {
+    return size_t(rows * chunks) * sizeof(unsigned long long) + size_t(chunks) * sizeof(unsigned);
+}
 size_t bulk_workspace_bytes(int64_t rows, int64_t chunks) {
-    return chunks > 1 ? kWorkspaceAlign + size_t(rows * chunks) * sizeof(unsigned long long) +
-                            size_t(chunks) * sizeof(unsigned)
-                      : 0;
+    return chunks > 1 ? kWorkspaceAlign + bulk_split_state_bytes(rows, chunks) : 0;
 }
 
 template <typename T>
@@ -716,12 +718,10 @@ oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRo
                                 const T *in, T *out, int threads, size_t smem, dev::stream_t stream) {
     q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
     q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
-    cudaError_t e = cudaMemsetAsync(
-        q.partials, 0xFF, size_t(q.rows * q.chunks) * sizeof(unsigned long long) + size_t(q.chunks) * sizeof(unsigned),
-        stream);
+    cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, bulk_split_state_bytes(q.rows, q.chunks), stream);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots)", int(e));
+        return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots and row counters)", int(e));
     }
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(unsigned(q.row_groups * q.chunks), 1, 1);
