@@ -24,30 +24,33 @@ using gpu::Vec;
 // Elements before the first 16-byte boundary and after the last whole vector
 // are read one by one; the middle as aligned vectors, eight (then four) in
 // flight per thread, into one accumulator per vector slot (independent add
-// chains).
+// chains); the last (up to) three vectors are loaded together too, one round
+// trip to memory where a loop over them waited for each in turn (a split
+// chunk of 7.8 vectors a thread left part of every block three trips behind).
 template <typename T>
 __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, int64_t lane,
                                           int64_t nlanes) {
     constexpr int W = gpu::vector_width<T>();
+    constexpr int kBatch = 8;
     const int64_t head = gpu::elements_before_vector_boundary(p, n);
     float acc[W] = {};
     for (int64_t i = lane; i < head; i += nlanes) acc[0] += dev::to_f32(p[i]);
     const T *body = p + head;
     const int64_t nvec = (n - head) / W;
     int64_t q = lane;
-    for (; q + 7 * nlanes < nvec; q += 8 * nlanes) {
-        Vec<T, W> v[8];
+    for (; q + (kBatch - 1) * nlanes < nvec; q += kBatch * nlanes) {
+        Vec<T, W> v[kBatch];
 #pragma unroll
-        for (int u = 0; u < 8; ++u) v[u] = gpu::load_vec<W>(body + (q + u * nlanes) * W);
+        for (int u = 0; u < kBatch; ++u) v[u] = gpu::load_vec<W>(body + (q + u * nlanes) * W);
 #pragma unroll
         for (int e = 0; e < W; ++e) {
-            float t[8];
+            float t[kBatch];
 #pragma unroll
-            for (int u = 0; u < 8; ++u) t[u] = dev::to_f32(v[u].v[e]);
+            for (int u = 0; u < kBatch; ++u) t[u] = dev::to_f32(v[u].v[e]);
             acc[e] += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
         }
     }
-    for (; q + 3 * nlanes < nvec; q += 4 * nlanes) {
+    for (; q + 3 * nlanes < nvec; q += 4 * nlanes) {  // runs at most once: fewer than eight left
         const Vec<T, W> v0 = gpu::load_vec<W>(body + q * W);
         const Vec<T, W> v1 = gpu::load_vec<W>(body + (q + nlanes) * W);
         const Vec<T, W> v2 = gpu::load_vec<W>(body + (q + 2 * nlanes) * W);
@@ -57,10 +60,16 @@ __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, in
             acc[e] += (dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
                       (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e]));
     }
-    for (; q < nvec; q += nlanes) {
-        const Vec<T, W> v = gpu::load_vec<W>(body + q * W);
+    if (q < nvec) {  // up to three left, loaded together (zeros past the end)
+        Vec<T, W> v[3];
 #pragma unroll
-        for (int e = 0; e < W; ++e) acc[e] += dev::to_f32(v.v[e]);
+        for (int u = 0; u < 3; ++u) {
+            v[u] = Vec<T, W>{};
+            if (q + u * nlanes < nvec) v[u] = gpu::load_vec<W>(body + (q + u * nlanes) * W);
+        }
+#pragma unroll
+        for (int e = 0; e < W; ++e)
+            acc[e] += (dev::to_f32(v[0].v[e]) + dev::to_f32(v[1].v[e])) + dev::to_f32(v[2].v[e]);
     }
     for (int64_t i = head + nvec * W + lane; i < n; i += nlanes) acc[0] += dev::to_f32(p[i]);
     float total = 0.0f;
