@@ -76,11 +76,11 @@ constexpr int64_t kResidentBlocksPerSm = 2;
 // Rows are split (or clustered) while fewer than this many per SM.
 constexpr int64_t kSplitRowsBelowPerSm = 4;
 constexpr int64_t kStridedOutputsPerSm = 1024;
-// Cluster rows: about 2 blocks of 512 threads per SM, each streaming a long
+// Cluster rows: about 2 blocks of 256 threads per SM, each streaming a long
 // chunk (measured at (128, 65536) f32: 2 blocks per row 11.1 us, 4: 13.9,
-// 8: 14.2; two-pass split 11.9-15.8; 512 threads a block rather than 256:
-// bf16 7.40 -> 7.09 us, f16 7.11 -> 7.00, f32 level, docs/perf-notes.md v16).
-constexpr int kClusterRowThreads = 512;
+// 8: 14.2; two-pass split 11.9-15.8). 512 threads a block gained 1-4% there
+// and lost 8-18% at (64, 50000) (docs/perf-notes.md v16).
+constexpr int kClusterRowThreads = 256;
 constexpr int64_t kClusterRowBlocksPerSm = 2;
 constexpr int64_t kMaxClusterBlocks = 16;     // 16 needs the non-portable opt-in
 // Inner tiles are as wide as the inner run allows (up to 512 threads x 16 bytes):
@@ -474,8 +474,7 @@ oprt_status_t plan(AxisPlan &p) {
                 const int64_t max_c = clamp64(ceil_div(L, int64_t(kClusterRowThreads) * W * 8), 1, kMaxClusterBlocks);
                 int64_t C = clamp64(kClusterRowBlocksPerSm * sms / p.outer, 2, max_c);
                 for (; C > 1 && p.outer * C >= sms; C = C > 8 ? 8 : 1) {
-                    const int64_t step = int64_t(kClusterRowThreads) * W;  // whole vectors a thread
-                    const int64_t chunk_len = ceil_div(ceil_div(L, C), step) * step;
+                    const int64_t chunk_len = ceil_div(ceil_div(L, C), 256) * 256;
                     const int64_t c = ceil_div(L, chunk_len);
                     bool fits = false;
                     if ((s = cluster_fits(rows_cluster_kernel(p.dtype), c, kClusterRowThreads, 0, &fits)) !=
@@ -493,10 +492,13 @@ oprt_status_t plan(AxisPlan &p) {
             const int64_t max_chunks = ceil_div(L, int64_t(kSplitThreads) * W * 4);
             int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
             if (chunks > 1) {
-                // Whole vectors for every thread of a chunk: each thread's share
-                // is the same number of loads, so no thread trails its block.
+                // Whole vectors for every thread of a chunk (each thread's share
+                // the same number of loads, so none trails its block) where that
+                // lengthens chunks by at most an eighth; else 256-element steps.
+                const int64_t even = ceil_div(L, chunks);
                 const int64_t step = int64_t(kSplitThreads) * W;
-                const int64_t chunk_len = ceil_div(ceil_div(L, chunks), step) * step;
+                int64_t chunk_len = ceil_div(even, step) * step;
+                if (chunk_len - even > even / 8) chunk_len = ceil_div(even, 256) * 256;
                 chunks = ceil_div(L, chunk_len);
                 p.kernel = kRowsSplit;
                 p.kernel_name = "rows_split_two_pass";
