@@ -74,7 +74,7 @@ CASES = (
                          ((0, 3), "contiguous"), ((3, 5, 7), "expanded"), ((70001,), "offset"))
        for k in (False, True)]
     + [
-        # Rows and columns on both sides of the CPU kernel's chunk (4096), block (1024)
+        # Rows and columns on both sides of the CPU kernel's chunk (4096), block (16384)
         # and flush (64 rows) sizes, and long rows split across threads.
         case("rows_3x4097", (3, 4097), params={"dim": 1}),
         case("rows_1x100003", (1, 100003), params={"dim": 1}),
@@ -82,6 +82,9 @@ CASES = (
         case("cols_65x1025", (65, 1025), params={"dim": 0}),
         case("cols_100003x3", (100003, 3), params={"dim": 0}),
         case("cols_129x2049", (129, 2049), params={"dim": 0}),
+        case("cols_3x16385", (3, 16385), params={"dim": 0}),
+        case("cols_65x33000", (65, 33000), params={"dim": 0}),
+        case("cols_130x16384", (130, 16384), params={"dim": 0}),
         case("mid_3x5000x7", (3, 5000, 7), params={"dim": 1}),
         case("strided_rows_1x70001", Operand((1, 70001), "strided"), params={"dim": 1}),
         case("nan_inf_dim0", (33, 65), special="nan_inf", params={"dim": 0}),
