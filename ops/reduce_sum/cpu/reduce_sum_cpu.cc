@@ -23,7 +23,7 @@ constexpr int kLanes = 16;
 // Outputs per task on the inner path. Each row's segment is one stretch of
 // memory: at 1024 (4 KiB of f32) the hardware prefetchers started over at
 // every row and (128, 65536) / (16384, 16384) over their first axis streamed at
-// 15-17 GB/s on 2 cores; at 16384 (64 KiB) 22-25 GB/s (docs/performance.md).
+// 15-17 GB/s on 2 cores; at 16384 (64 KiB) 23-26 GB/s (docs/performance.md).
 constexpr int64_t kBlock = 16384;
 constexpr int64_t kRowsPerFlush = 64;  // rows summed in f32 before joining the f64 totals
 
