@@ -74,8 +74,8 @@ CASES = (
                          ((0, 3), "contiguous"), ((3, 5, 7), "expanded"), ((70001,), "offset"))
        for k in (False, True)]
     + [
-        # Rows and columns on both sides of the CPU kernel's chunk (4096), block (16384)
-        # and flush (64 rows) sizes, and long rows split across threads.
+        # Rows and columns on both sides of the CPU kernel's chunk (4096), block (16384, and
+        # 1024 for axes under 8 rows) and flush (64 rows) sizes, and long rows split across threads.
         case("rows_3x4097", (3, 4097), params={"dim": 1}),
         case("rows_1x100003", (1, 100003), params={"dim": 1}),
         case("rows_8x40000", (8, 40000), params={"dim": -1}),

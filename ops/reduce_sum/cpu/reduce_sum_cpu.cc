@@ -24,8 +24,15 @@ constexpr int kLanes = 16;
 // memory: at 1024 (4 KiB of f32) the hardware prefetchers started over at
 // every row and (128, 65536) / (16384, 16384) over their first axis streamed at
 // 15-17 GB/s on 2 cores; at 16384 (64 KiB) 23-26 GB/s (docs/performance.md).
+// An axis of a few rows keeps 1024: there the running sums' own passes (set,
+// flushed, written out) outweigh the rows, and 1024 keep them in L1 ((4, 2^24)
+// f32 on one core: 30 ms at 16384, 24 at 1024; from 8 rows on 16384 wins).
 constexpr int64_t kBlock = 16384;
+constexpr int64_t kShortAxisBlock = 1024;
+constexpr int64_t kShortAxis = 8;  // axes shorter than this take kShortAxisBlock
 constexpr int64_t kRowsPerFlush = 64;  // rows summed in f32 before joining the f64 totals
+
+int64_t inner_block(const AxisPlan &p) { return p.axis_len < kShortAxis ? kShortAxisBlock : kBlock; }
 
 // Few long rows: every thread sums one slice of each row.
 bool split_rows(const AxisPlan &p, int threads) {
@@ -34,7 +41,8 @@ bool split_rows(const AxisPlan &p, int threads) {
 
 // Few output blocks, long axis: threads take slices of the axis.
 bool split_axis(const AxisPlan &p, int threads) {
-    const int64_t tasks = p.outer * ((p.inner + kBlock - 1) / kBlock);
+    const int64_t block = inner_block(p);
+    const int64_t tasks = p.outer * ((p.inner + block - 1) / block);
     return tasks < threads && p.axis_len >= 2 * threads && p.in_numel >= kParallelGrain;
 }
 
@@ -122,11 +130,12 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
 #define OPRT_NO_UNROLL_AND_JAM
 #endif
 
-// Sums `count` rows of one block: acc[i] += in[k * stride + i], f32 per chunk, f64 overall.
+// Sums `count` rows of one block: acc[i] += in[k * stride + i], f32 per chunk
+// (acc: `width` floats of scratch), f64 overall. The scratch never overlaps the
+// input: said with __restrict__ (without it (16384, 16384) ran 15-20% slower).
 template <typename T>
-OPRT_NO_UNROLL_AND_JAM void sum_block(const T *in, int64_t stride, int64_t count, int64_t width, double *total) {
-    std::vector<float> buffer(static_cast<size_t>(width));  // on the heap: 64 KiB is much for a thread's stack
-    float *acc = buffer.data();
+OPRT_NO_UNROLL_AND_JAM void sum_block(const T *__restrict__ in, int64_t stride, int64_t count, int64_t width,
+                                      float *__restrict__ acc, double *__restrict__ total) {
     for (int64_t c = 0; c < count; c += kRowsPerFlush) {
         const int64_t m = std::min(kRowsPerFlush, count - c);
         std::fill(acc, acc + width, 0.0f);
@@ -144,33 +153,51 @@ OPRT_NO_UNROLL_AND_JAM void sum_block(const T *in, int64_t stride, int64_t count
 
 template <typename T>
 void reduce_inner(const AxisPlan &p, const T *in, T *out) {
-    const int64_t L = p.axis_len, blocks = (p.inner + kBlock - 1) / kBlock;
+    const int64_t L = p.axis_len, block = inner_block(p), blocks = (p.inner + block - 1) / block;
     const int64_t tasks = p.outer * blocks;
     const int threads = max_threads();
-    const bool split = split_axis(p, threads);
-#pragma omp parallel for schedule(static) if (p.in_numel >= kParallelGrain && !split)
-    for (int64_t t = 0; t < tasks; ++t) {
-        const int64_t o = t / blocks, i0 = (t % blocks) * kBlock;
-        const int64_t width = std::min(kBlock, p.inner - i0);
-        int64_t io, oo;
-        axis_outer_offsets(p, o, &io, &oo);
-        std::vector<double> sums(size_t(width), 0.0);
-        double *total = sums.data();
-        if (!split) {
-            sum_block(in + io + i0, p.in_axis_stride, L, width, total);
-        } else {  // few blocks, long axis: threads take slices of the axis,
-                  // joined in slice order so the result never depends on timing
+    // Task t: outputs [i0, i0 + width) of outer index t / blocks.
+    auto locate = [&](int64_t t, int64_t *io, int64_t *oo, int64_t *i0) {
+        axis_outer_offsets(p, t / blocks, io, oo);
+        *i0 = (t % blocks) * block;
+        return std::min(block, p.inner - *i0);
+    };
+    if (split_axis(p, threads)) {  // few blocks, long axis: threads take slices of the axis,
+                                   // joined in slice order so the result never depends on timing
+        for (int64_t t = 0; t < tasks; ++t) {
+            int64_t io, oo, i0;
+            const int64_t width = locate(t, &io, &oo, &i0);
             std::vector<double> parts(size_t(threads) * size_t(width), 0.0);
 #pragma omp parallel for schedule(static)
             for (int th = 0; th < threads; ++th) {
                 const int64_t k0 = L * th / threads, k1 = L * (th + 1) / threads;
-                sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width,
+                std::vector<float> acc(static_cast<size_t>(width));
+                sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width, acc.data(),
                           parts.data() + size_t(th) * size_t(width));
             }
-            for (int th = 0; th < threads; ++th)
-                for (int64_t i = 0; i < width; ++i) total[i] += parts[size_t(th) * size_t(width) + i];
+            for (int64_t i = 0; i < width; ++i) {
+                double total = 0.0;
+                for (int th = 0; th < threads; ++th) total += parts[size_t(th) * size_t(width) + i];
+                out[oo + i0 + i] = from_f32<T>(float(total));
+            }
         }
-        for (int64_t i = 0; i < width; ++i) out[oo + i0 + i] = from_f32<T>(float(total[i]));
+        return;
+    }
+    // Each thread's running sums, allocated once per execute rather than once
+    // per block (up to 192 KiB: too much for a thread's stack).
+    const size_t scratch = size_t(std::min(block, p.inner));
+#pragma omp parallel if (p.in_numel >= kParallelGrain)
+    {
+        std::vector<float> acc(scratch);
+        std::vector<double> total(scratch);
+#pragma omp for schedule(static)
+        for (int64_t t = 0; t < tasks; ++t) {
+            int64_t io, oo, i0;
+            const int64_t width = locate(t, &io, &oo, &i0);
+            std::fill(total.begin(), total.begin() + width, 0.0);
+            sum_block(in + io + i0, p.in_axis_stride, L, width, acc.data(), total.data());
+            for (int64_t i = 0; i < width; ++i) out[oo + i0 + i] = from_f32<T>(float(total[size_t(i)]));
+        }
     }
 }
 
