@@ -235,13 +235,11 @@ struct InnerParams {
 // Idea: a block is a bx x by tile; bx threads span the inner run with V-wide
 // vector loads, so each step along the axis is one coalesced row read, and by
 // threads walk the axis in parallel; a fixed-order tree in shared memory joins
-// them. Threads hold V f32 accumulators, so rows are read once.
-//
-// kCluster: the gridDim.y chunks of a tile form one cluster; instead of
-// writing partial sums, the blocks read each other's column sums through
-// distributed shared memory, each adding (in rank order) and writing its
-// share of the tile's columns: one launch, no workspace.
-template <typename Tin, typename Tout, int V, bool kCluster = false>
+// them. Threads hold V f32 accumulators, so rows are read once. (A form whose
+// chunks met in one cluster through distributed shared memory, one launch and
+// no workspace, measured 12-30% slower than the two passes on three of the
+// four shapes it took: docs/perf-notes.md v17.)
+template <typename Tin, typename Tout, int V>
 __global__ void __launch_bounds__(1024)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                          float *__restrict__ partial, InnerParams p) {
@@ -287,7 +285,7 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                 }
             }
         }
-        if (!kCluster && p.by == 1) {  // one thread per column: no tree, store straight from registers
+        if (p.by == 1) {  // one thread per column: no tree, store straight from registers
             if (i < p.inner) {
                 if (partial != nullptr)
                     store_sums(partial + (c * p.outer + o) * p.inner + i, acc);
@@ -309,31 +307,15 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
             }
             __syncthreads();
         }
-        if constexpr (kCluster) {
-            // Row 0 of every block's tile holds its chunk's column sums.
-            dev::cluster_sync();
-            const int64_t width = int64_t(p.bx) * V;  // columns of the tile
-            const int64_t share = (width + p.chunks - 1) / p.chunks;
-            const int64_t i0 = (tile - o * p.tiles) * width;  // the tile's first column
-            for (int64_t j = c * share + threadIdx.x; j < (c + 1) * share && j < width; j += blockDim.x) {
-                float total = 0.0f;
-                for (int64_t r = 0; r < p.chunks; ++r) total += *dev::cluster_map(tile_sums + j, unsigned(r));
-                if (i0 + j < p.inner) out[oo + i0 + j] = dev::from_f32<Tout>(total);
-            }
-            dev::syncwarp();  // the loop above diverges; reconverge before the barriers
-            dev::cluster_sync();  // every block is done reading before tile_sums is reused or freed
-            dev::syncwarp();  // threads leave the cluster barrier one by one
-        } else {
-            if (ty == 0 && i < p.inner) {
+        if (ty == 0 && i < p.inner) {
 #pragma unroll
-                for (int e = 0; e < V; ++e) acc[e] = mine[e];
-                if (partial != nullptr)
-                    store_sums(partial + (c * p.outer + o) * p.inner + i, acc);
-                else
-                    store_sums(out + oo + i, acc);
-            }
-            __syncthreads();  // the next tile overwrites tile_sums
+            for (int e = 0; e < V; ++e) acc[e] = mine[e];
+            if (partial != nullptr)
+                store_sums(partial + (c * p.outer + o) * p.inner + i, acc);
+            else
+                store_sums(out + oo + i, acc);
         }
+        __syncthreads();  // the next tile overwrites tile_sums
     }
 }
 

@@ -13,9 +13,8 @@
 //   strided rows with many outputs (inner == 1, outer >= 1024 * SMs) -> thread per output
 //   everything else (inner > 1, or few strided rows)       -> inner tile as wide as
 //     the inner run; when outer * tiles cannot fill the GPU's resident blocks the
-//     axis is split: over a cluster of up to 16 blocks (sm_90, off: see below),
-//     else in two passes; tiles are narrowed (down to 1 KB rows) only when the
-//     axis is too short to split enough
+//     axis is split in two passes; tiles are narrowed (down to 1 KB rows) only
+//     when the axis is too short to split enough
 // (W = elements per 16-byte vector.) Split passes keep their partial sums in
 // the caller's workspace and add them in a fixed order: deterministic, no
 // atomics, no memset. Cluster kernels add their blocks' sums in rank order
@@ -44,7 +43,7 @@ constexpr const char *kPlanOp = "oprt_create_reduce_sum_descriptor";
 // AxisPlan::kernel values. launch[] holds, per kernel:
 //   kRowsGroup: [0] lanes per row    kRowsBlock: [0] threads
 //   kRowsSplit, kRowsCluster: [0] threads, [1] chunks (blocks) per row, [2] chunk length
-//   kInnerTile, kInnerTileCluster: [0] vector width V, [1] chunks along the axis,
+//   kInnerTile: [0] vector width V, [1] chunks along the axis,
 //     [2] chunk length, [3] bx (threads across the inner run; kInnerThreads in all)
 enum Kernel : int32_t {
     kZero = 1,
@@ -54,7 +53,6 @@ enum Kernel : int32_t {
     kInnerTile = 5,
     kStrided = 6,
     kRowsCluster = 7,
-    kInnerTileCluster = 8,
     kSmemTree = 9,     // ladder step "smem_tree" (ladder.cuh)
     kWarpShuffle = 10, // ladder step "warp_shuffle" (ladder.cuh)
 };
@@ -226,48 +224,6 @@ oprt_status_t clusters_unavailable() {
 }
 #endif
 
-// The inner tile kernel with the q.chunks blocks of each tile in one cluster.
-template <typename T>
-oprt_status_t launch_inner_cluster(const T *in, T *out, InnerParams q, int V, const TileShape &t,
-                                   dev::stream_t stream) {
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-    q.bx = t.bx;
-    q.by = t.by;
-    q.tiles = t.tiles;
-    const int threads = t.bx * t.by;
-    const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
-    oprt_status_t s = OPRT_SUCCESS;
-    with_vector_width<gpu::vector_width<T>()>(V, [&](auto width) {
-        constexpr int kV = decltype(width)::value;
-        auto *kernel = &reduce_inner_tile_kernel<T, T, kV, true>;
-        if (q.chunks > 8 &&
-            (s = gpu::allow_large_clusters(kOp, reinterpret_cast<const void *>(kernel))) != OPRT_SUCCESS)
-            return;
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks), 1);
-        config.blockDim = dim3(unsigned(threads), 1, 1);
-        config.dynamicSmemBytes = smem;
-        config.stream = stream;
-        cudaLaunchAttribute attr[2];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 1;
-        attr[0].val.clusterDim.y = unsigned(q.chunks);
-        attr[0].val.clusterDim.z = 1;
-        config.attrs = attr;
-        config.numAttrs = gpu::add_overlapped_attribute(attr, 1);
-        const cudaError_t e = cudaLaunchKernelEx(&config, kernel, in, out, static_cast<float *>(nullptr), q);
-        if (e != cudaSuccess) {
-            (void)cudaGetLastError();
-            s = gpu::runtime_error(kOp, "cudaLaunchKernelEx(reduce_inner_tile_kernel)", int(e));
-        }
-    });
-    return s;
-#else
-    (void)in, (void)out, (void)q, (void)V, (void)t, (void)stream;
-    return clusters_unavailable();
-#endif
-}
-
 template <typename T>
 oprt_status_t launch_rows_cluster(const T *in, T *out, int64_t rows, int64_t L, int threads, int64_t C,
                                   int64_t chunk_len, const gpu::OuterIndex &ix, dev::stream_t stream) {
@@ -323,24 +279,6 @@ const void *rows_cluster_kernel(oprt_dtype_t dtype) {
 }
 
 template <typename T>
-const void *inner_cluster_kernel_typed(int V) {
-    const void *k = nullptr;
-    with_vector_width<gpu::vector_width<T>()>(V, [&](auto width) {
-        constexpr int kV = decltype(width)::value;
-        k = reinterpret_cast<const void *>(&reduce_inner_tile_kernel<T, T, kV, true>);
-    });
-    return k;
-}
-const void *inner_cluster_kernel(oprt_dtype_t dtype, int V) {
-    switch (dtype) {
-    case OPRT_DTYPE_F32: return inner_cluster_kernel_typed<float>(V);
-    case OPRT_DTYPE_F16: return inner_cluster_kernel_typed<dev::half_t>(V);
-    case OPRT_DTYPE_BF16: return inner_cluster_kernel_typed<dev::bf16_t>(V);
-    }
-    return nullptr;
-}
-
-template <typename T>
 oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
     const T *in = static_cast<const T *>(args.in0);
     T *out = static_cast<T *>(args.out);
@@ -374,8 +312,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     }
     case kRowsCluster:
         return launch_rows_cluster(in, out, p.outer, L, int(p.launch[0]), p.launch[1], p.launch[2], ix, stream);
-    case kInnerTile:
-    case kInnerTileCluster: {
+    case kInnerTile: {
         InnerParams q;
         q.outer = p.outer;
         q.inner = p.inner;
@@ -391,7 +328,6 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
             V = 1;
         }
         const TileShape t = tile_of(p.inner, V, bx, kInnerThreads);
-        if (p.kernel == kInnerTileCluster) return launch_inner_cluster(in, out, q, V, t, stream);
         if (q.chunks == 1) {
             launch_inner<T, T>(in, out, nullptr, q, V, t, stream);
             return OPRT_SUCCESS;
@@ -535,28 +471,6 @@ oprt_status_t plan(AxisPlan &p) {
     }
     p.launch[0] = V;
     p.launch[3] = t.bx;
-    // The one-launch cluster form is off: on the H200 (2026-11-29) compute-sanitizer
-    // synccheck reported divergent warps at its tile barrier (results were right;
-    // a __syncwarp after the DSMEM loop did not silence it). Until that is
-    // understood the plan takes the sanitizer-clean two-pass split.
-    constexpr bool kUseInnerClusters = false;
-    if (kUseInnerClusters && chunks > 1 && clusters) {  // up to 16 chunks: one cluster per tile
-        for (int64_t c = chunks; c > 1 && c <= kMaxClusterBlocks; c = c > 8 ? 8 : 1) {
-            const int64_t len = ceil_div(L, c);
-            const int64_t cc = ceil_div(L, len);
-            bool fits = false;
-            const size_t smem = size_t(kInnerThreads) * size_t(V) * sizeof(float);
-            if ((s = cluster_fits(inner_cluster_kernel(p.dtype, int(V)), cc, kInnerThreads, smem, &fits)) !=
-                OPRT_SUCCESS)
-                return s;
-            if (!fits) continue;
-            p.kernel = kInnerTileCluster;
-            p.kernel_name = "inner_tile_cluster";
-            p.launch[1] = cc;
-            p.launch[2] = len;
-            return OPRT_SUCCESS;
-        }
-    }
     p.kernel = kInnerTile;
     p.kernel_name = chunks > 1 ? "inner_tile_split_two_pass" : "inner_tile";
     p.launch[1] = chunks;

@@ -358,20 +358,15 @@ TEST_F(NvidiaPlanPaths, ReduceSumRowsCluster) {
     }
 }
 
-TEST_F(NvidiaPlanPaths, ReduceSumInnerCluster) {
+TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
     for (oprt_dtype_t dt : all_dtypes()) {
         {
-            // The cluster form is disabled in the plan (see reduce_sum_cuda.cu): these
-            // shapes take the two-pass split.
             ExpectKernel k("inner_tile_split_two_pass");
-            check_reduce_sum(dt, {{200, 131072}}, 0);            // wide tiles, 8-12 blocks per tile
+            check_reduce_sum(dt, {{200, 131072}}, 0);            // wide tiles, 8-12 chunks a tile
             check_reduce_sum(dt, {{3, 500, 1024}}, 1);           // narrowed tiles (short axis), outer and inner
             check_reduce_sum(dt, {{200, 131072}, {}, 1}, 0);     // misaligned: scalar columns at run time
             check_reduce_sum(dt, {{200, 131072}}, 0, false, Fill::kUniform);
-        }
-        {
-            ExpectKernel k("inner_tile_split_two_pass");  // more chunks than a cluster holds
-            check_reduce_sum(dt, {{65536, 128}}, 0);
+            check_reduce_sum(dt, {{65536, 128}}, 0);             // many chunks a tile
             check_reduce_sum(dt, {{4096, 4096}}, 0);
             check_reduce_sum(dt, {{16384, 2048}}, 0, false, Fill::kUniform);
         }
@@ -380,12 +375,6 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerCluster) {
             check_reduce_sum(dt, {{8, 1 << 21}}, 0);
             check_reduce_sum(dt, {{128, 65536}}, 0);   // axis too short to split: narrowed tiles instead
             check_reduce_sum(dt, {{128, 65536}, {}, 2}, 0);
-        }
-        {
-            ScopedEnv no_clusters("OPRT_DISABLE_CLUSTERS", "1");
-            ExpectKernel k("inner_tile_split_two_pass");
-            check_reduce_sum(dt, {{200, 131072}}, 0);
-            check_reduce_sum(dt, {{3, 500, 1024}}, 1);
         }
     }
 }
