@@ -256,15 +256,15 @@ oprt_status_t launch_rows_cluster(const T *in, T *out, int64_t rows, int64_t L, 
 #endif
 }
 
-// Whether `kernel` (a cluster kernel) can run here in clusters of C blocks of
-// `threads` threads with `smem` bytes of shared memory each.
-oprt_status_t cluster_fits(const void *kernel, int64_t C, int threads, size_t smem, bool *fits) {
+// Whether `kernel` (a cluster kernel with static shared memory only) can run
+// here in clusters of C blocks of `threads` threads.
+oprt_status_t cluster_fits(const void *kernel, int64_t C, int threads, bool *fits) {
     *fits = false;
     int ptx = 0;
     oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
     if (s != OPRT_SUCCESS || ptx < 90) return s;  // built without sm_90 code: clusters compiled out
     int active = 0;
-    s = gpu::max_active_clusters(kPlanOp, kernel, int(C), threads, smem, &active);
+    s = gpu::max_active_clusters(kPlanOp, kernel, int(C), threads, 0, &active);
     *fits = active > 0;
     return s;
 }
@@ -413,8 +413,7 @@ oprt_status_t plan(AxisPlan &p) {
                     const int64_t chunk_len = ceil_div(ceil_div(L, C), 256) * 256;
                     const int64_t c = ceil_div(L, chunk_len);
                     bool fits = false;
-                    if ((s = cluster_fits(rows_cluster_kernel(p.dtype), c, kClusterRowThreads, 0, &fits)) !=
-                        OPRT_SUCCESS)
+                    if ((s = cluster_fits(rows_cluster_kernel(p.dtype), c, kClusterRowThreads, &fits)) != OPRT_SUCCESS)
                         return s;
                     if (!fits) continue;
                     p.kernel = kRowsCluster;
