@@ -6,7 +6,7 @@
 #   1. CAMP_CUTLASS_ROOT: a CUTLASS tree (ROOT/include/cute) or an include dir (ROOT/cute);
 #   2. third_party/cutlass (git-ignored), e.g. left there by an earlier configure;
 #   3. a fetch into third_party/cutlass from PyPI (the nvidia-cutlass wheel, headers only,
-#      by scripts/fetch_cutlass_headers.py): no git at build time. A machine without a
+#      by scripts/gpu/fetch_cutlass_headers.py): no git at build time. A machine without a
 #      package index gets the folder copied from one that has it (about 28 MB).
 # With CuTe, camp_ops and the tests get OPRT_WITH_CUTE and the ops/*/nvidia/cute/*.cu files.
 string(TOUPPER "${CAMP_ENABLE_CUTE}" _cute_mode)
@@ -45,7 +45,7 @@ else()
     if(Python3_Interpreter_FOUND)
       message(STATUS "CuTe: no CUTLASS headers yet; fetching nvidia-cutlass from PyPI into ${_cute_third_party}")
       execute_process(
-        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/fetch_cutlass_headers.py
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gpu/fetch_cutlass_headers.py
                 ${_cute_third_party}
         RESULT_VARIABLE _cute_rc OUTPUT_VARIABLE _cute_out ERROR_VARIABLE _cute_err)
       _camp_cutlass_include("${_cute_third_party}" _cute_include)
@@ -63,7 +63,7 @@ endif()
 if(NOT _cute_include)
   if(_cute_mode STREQUAL "ON")
     message(FATAL_ERROR "CAMP_ENABLE_CUTE=ON but no CUTLASS headers: ${_cute_why}. Set "
-            "CAMP_CUTLASS_ROOT to a CUTLASS tree, run scripts/fetch_cutlass_headers.py "
+            "CAMP_CUTLASS_ROOT to a CUTLASS tree, run scripts/gpu/fetch_cutlass_headers.py "
             "third_party/cutlass where PyPI is reachable, or use CAMP_ENABLE_CUTE=AUTO/OFF.")
   endif()
   message(STATUS "CuTe: off (CAMP_ENABLE_CUTE=AUTO: ${_cute_why})")

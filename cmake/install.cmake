@@ -44,11 +44,10 @@ install(TARGETS camp_ops EXPORT operator_runtimeTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The public headers only: detail/ is the library's internals.
+# include/ holds the public C API only; the internals live under runtime/.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/operator_runtime
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h"
-        PATTERN "detail" EXCLUDE)
+        FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/operator_runtime/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/operator_runtime)
 

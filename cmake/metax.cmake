@@ -3,7 +3,7 @@
 # runtime/metax/*.maca) with mxcc into camp_ops; the CPU backend stays in the
 # same library. The .maca units hold launch code only: they #include the NVIDIA
 # launch code and kernels, compiled against the MetaX device traits
-# (include/operator_runtime/detail/device_traits_metax.cuh: 64-lane warps,
+# (runtime/gpu/device_traits_metax.cuh: 64-lane warps,
 # MACA types, no clusters).
 #
 # mxcc is driven by custom commands (one object per unit) rather than a CMake
@@ -41,7 +41,7 @@ foreach(dir IN LISTS MetaX_INCLUDE_DIRS)
 endforeach()
 set(_camp_mxcc_defs
     -DOPRT_WITH_METAX
-    "-DOPRT_DEVICE_TRAITS_HEADER=\"operator_runtime/detail/device_traits_metax.cuh\"")
+    "-DOPRT_DEVICE_TRAITS_HEADER=\"runtime/gpu/device_traits_metax.cuh\"")
 separate_arguments(_camp_mxcc_extra UNIX_COMMAND "${CAMP_MXCC_FLAGS}")
 
 set(_camp_metax_objects "")

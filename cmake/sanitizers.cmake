@@ -8,12 +8,12 @@
 #   -DCAMP_BUILD_FUZZERS=ON             the libFuzzer targets of tests/fuzz (Clang only);
 #                                        libcamp_ops.so gets coverage instrumentation.
 #
-# scripts/ci_sanitizers.sh and scripts/ci_fuzz.sh drive these builds, each in its
+# scripts/ci/sanitizers.sh and scripts/ci/fuzz.sh drive these builds, each in its
 # own build folder. Python loads an instrumented libcamp_ops.so only with the
-# ASan runtime preloaded (LD_PRELOAD), which ci_sanitizers.sh does.
+# ASan runtime preloaded (LD_PRELOAD), which scripts/ci/sanitizers.sh does.
 #
 # For the CPU variant: GPU code is checked with compute-sanitizer instead
-# (scripts/gpu_validate.sh), and host ASan under the CUDA runtime would need
+# (scripts/gpu/validate.sh), and host ASan under the CUDA runtime would need
 # ASAN_OPTIONS=protect_shadow_gap=0 and sanitizer flags on nvcc's link line.
 set(CAMP_SANITIZE "" CACHE STRING
     "Sanitizers for every C++ target, e.g. address,undefined (empty: none)")
@@ -36,7 +36,7 @@ endif()
 if(CAMP_BUILD_FUZZERS)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "CAMP_BUILD_FUZZERS=ON needs Clang (libFuzzer): configure with "
-                        "-DCMAKE_CXX_COMPILER=clang++ (scripts/ci_fuzz.sh does)")
+                        "-DCMAKE_CXX_COMPILER=clang++ (scripts/ci/fuzz.sh does)")
   endif()
   # Coverage feedback from the library itself, not only from the fuzz targets.
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link>")

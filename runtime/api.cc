@@ -6,12 +6,12 @@
 #include <string>
 
 #include "operator_runtime/api.h"
-#include "operator_runtime/detail/backend.h"
-#include "operator_runtime/detail/dtype.h"
-#include "operator_runtime/detail/dispatch.h"
-#include "operator_runtime/detail/error.h"
-#include "operator_runtime/detail/gpu_runtime.h"
-#include "operator_runtime/detail/tensor.h"
+#include "runtime/internal/backend.h"
+#include "runtime/internal/dtype.h"
+#include "runtime/internal/dispatch.h"
+#include "runtime/internal/error.h"
+#include "runtime/gpu/gpu_runtime.h"
+#include "runtime/internal/tensor.h"
 
 namespace oprt {
 namespace {

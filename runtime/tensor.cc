@@ -1,13 +1,13 @@
-// The one validation path shared by every operator (see detail/tensor.h).
-#include "operator_runtime/detail/tensor.h"
+// The one validation path shared by every operator (see runtime/internal/tensor.h).
+#include "runtime/internal/tensor.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 
-#include "operator_runtime/detail/dtype.h"
-#include "operator_runtime/detail/error.h"
+#include "runtime/internal/dtype.h"
+#include "runtime/internal/error.h"
 
 namespace oprt {
 namespace {

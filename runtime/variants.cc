@@ -5,7 +5,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "operator_runtime/detail/dispatch.h"
+#include "runtime/internal/dispatch.h"
 
 namespace oprt {
 namespace {

@@ -5,7 +5,7 @@
 # CAMP_USE_TILELANG_METAX=1 with CAMP_TILELANG_SOURCE_ROOT=<TileLang checkout
 # built from source for MACA>: exports PYTHONPATH and LD_LIBRARY_PATH for that
 # TileLang and, in `test`, also runs the TileLang tests on MetaX.
-source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build_common.sh"
 VARIANT=metax
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-metax}"
 TEST_BACKEND="${TEST_BACKEND:-metax}"

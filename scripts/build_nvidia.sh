@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The NVIDIA variant: CUDA backend plus the CPU backend. Without a visible GPU
 # it still compiles and links (for sm_90 by default), and GPU tests skip.
-source "$(dirname "${BASH_SOURCE[0]}")/_common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/build_common.sh"
 VARIANT=nvidia
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 gpu_visible() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }

@@ -115,11 +115,11 @@ def test_dry_run_writes_nothing(generated):
     ("ops/my_sum/metax/my_sum_metax.maca", True),
 ])
 def test_generated_gpu_units_compile(generated, unit, metax, tmp_path):
-    """As cmake/nvidia.cmake compiles them; the MetaX units as scripts/ci_metax_compat.sh
+    """As cmake/nvidia.cmake compiles them; the MetaX units as scripts/ci/metax_compat.sh
     does (nvcc with 64-lane MetaX traits)."""
     root, env, _ = generated
     defs = (["-DOPRT_WITH_METAX", "-DOPRT_METAX_COMPAT_NVCC=1", "-DOPRT_DEVICE_WARP_SIZE=64",
-             '-DOPRT_DEVICE_TRAITS_HEADER="operator_runtime/detail/device_traits_metax.cuh"']
+             '-DOPRT_DEVICE_TRAITS_HEADER="runtime/gpu/device_traits_metax.cuh"']
             if metax else ["-DOPRT_WITH_NVIDIA"])
     cmd = [NVCC, "-x", "cu", "-std=c++17", "-arch=sm_90", "-c", unit, "-o", str(tmp_path / "u.o"),
            "-Iinclude", "-I.", *defs, "--expt-relaxed-constexpr", "-Werror", "all-warnings",

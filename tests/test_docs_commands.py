@@ -83,7 +83,7 @@ def test_doc_command_runs(doc, line):
 def ladder_names():
     """Variant names of every ladder in the sources ({"name", &plan_...} entries)."""
     names = {"all", "auto", "student"}
-    for src in list((REPO / "ops").rglob("*.cu")) + list((REPO / "include").rglob("*.cuh")):
+    for src in list((REPO / "ops").rglob("*.cu")) + list((REPO / "runtime").rglob("*.cuh")):
         names |= set(re.findall(r'\{"(\w+)", &', src.read_text()))
     return names
 
@@ -91,7 +91,7 @@ def ladder_names():
 def read_variables():
     """Every NAME the scripts, CMake files, Python and C++ tests read from the environment."""
     text = ""
-    for pattern in ("scripts/*.sh", "scripts/*.py", "CMakeLists.txt", "cmake/*.cmake",
+    for pattern in ("scripts/**/*.sh", "scripts/**/*.py", "CMakeLists.txt", "cmake/*.cmake",
                     "python/**/*.py", "tests/**/*.py", "tests/cpp/**/*.cu", "tests/cpp/**/*.cc"):
         for f in REPO.glob(pattern):
             text += f.read_text(errors="replace")

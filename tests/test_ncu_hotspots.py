@@ -1,4 +1,4 @@
-"""scripts/ncu_hotspots.py on a small source page in the format `ncu --page source --csv` writes."""
+"""scripts/perf/ncu_hotspots.py on a small source page in the format `ncu --page source --csv` writes."""
 
 import io
 import subprocess
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "scripts" / "perf"))
 import ncu_hotspots  # noqa: E402
 
 HEADER = ['"Address"', '"Source"', '"# Samples"', '"Instructions Executed"', '"stall_barrier"',
@@ -39,7 +39,7 @@ def test_summary_counts_instructions_stalls_and_hot_lines(tmp_path):
 def test_not_a_source_page_is_a_clear_error(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text('"ID","Kernel Name"\n"1","k"\n')
-    r = subprocess.run([sys.executable, str(REPO / "scripts" / "ncu_hotspots.py"), str(bad)],
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "perf" / "ncu_hotspots.py"), str(bad)],
                        capture_output=True, text=True)
     assert r.returncode == 2
     assert "not an ncu source page" in r.stderr

@@ -7,7 +7,7 @@ version of the CMake package written next to the library in a build folder
 package is pip-installed. tests/cpp/version_test.cc checks the C side, and
 examples/cpp checks an installed CMake package against oprt_version().
 
-CAMP_EXPECT_INSTALLED=1 (scripts/ci_package.sh) also requires that the package
+CAMP_EXPECT_INSTALLED=1 (scripts/ci/package.sh) also requires that the package
 and its library come from an installation, not from the source tree.
 """
 
@@ -80,7 +80,7 @@ def test_search_order(monkeypatch):
 
 def test_installed_package_uses_its_own_library():
     if os.environ.get("CAMP_EXPECT_INSTALLED") != "1":
-        pytest.skip("CAMP_EXPECT_INSTALLED=1 is not set (scripts/ci_package.sh sets it)")
+        pytest.skip("CAMP_EXPECT_INSTALLED=1 is not set (scripts/ci/package.sh sets it)")
     assert "CAMP_BUILD_DIR" not in os.environ
     assert not _lib.in_source_tree(), f"imported from the source tree: {ort.__file__}"
     assert _loaded_from_package(), f"loaded {ort.library_path()}, not the packaged library"

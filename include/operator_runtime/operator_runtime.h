@@ -9,6 +9,6 @@
 #include "operator_runtime/ops/softmax.h"
 #include "operator_runtime/ops/vector_add.h"
 #include "operator_runtime/ops/silu.h"
-/* camp new-op: includes (scripts/camp_newop.py adds operators above this line) */
+/* camp new-op: includes (scripts/camp_tools/new_op.py adds operators above this line) */
 
 #endif /* OPERATOR_RUNTIME_OPERATOR_RUNTIME_H_ */

@@ -1,7 +1,7 @@
 // copy: the public symbols. Validates once, plans, dispatches to a backend.
 #include "operator_runtime/ops/copy.h"
 
-#include "operator_runtime/detail/frontend.h"
+#include "runtime/internal/frontend.h"
 #include "ops/copy/copy_backends.h"
 
 struct oprt_copy_descriptor : oprt::Descriptor<oprt::ElementwisePlan> {};

@@ -1,7 +1,7 @@
 // reduce_sum: the public symbols. Validates once, plans, dispatches to a backend.
 #include "operator_runtime/ops/reduce_sum.h"
 
-#include "operator_runtime/detail/frontend.h"
+#include "runtime/internal/frontend.h"
 #include "ops/reduce_sum/reduce_sum_backends.h"
 
 struct oprt_reduce_sum_descriptor : oprt::Descriptor<oprt::AxisPlan> {};

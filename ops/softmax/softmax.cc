@@ -1,7 +1,7 @@
 // softmax: the public symbols. Validates once, plans, dispatches to a backend.
 #include "operator_runtime/ops/softmax.h"
 
-#include "operator_runtime/detail/frontend.h"
+#include "runtime/internal/frontend.h"
 #include "ops/softmax/softmax_backends.h"
 
 struct oprt_softmax_descriptor : oprt::Descriptor<oprt::AxisPlan> {};

@@ -1,8 +1,8 @@
 // Entry points of every softmax backend; the frontend (softmax.cc) picks one.
 #pragma once
 
-#include "operator_runtime/detail/dispatch.h"
-#include "operator_runtime/detail/plan.h"
+#include "runtime/internal/dispatch.h"
+#include "runtime/internal/plan.h"
 
 namespace oprt::softmax {
 namespace cpu {

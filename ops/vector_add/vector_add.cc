@@ -1,7 +1,7 @@
 // vector_add: the public symbols. Validates once, plans, dispatches to a backend.
 #include "operator_runtime/ops/vector_add.h"
 
-#include "operator_runtime/detail/frontend.h"
+#include "runtime/internal/frontend.h"
 #include "ops/vector_add/vector_add_backends.h"
 
 struct oprt_vector_add_descriptor : oprt::Descriptor<oprt::ElementwisePlan> {};

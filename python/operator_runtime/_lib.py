@@ -74,7 +74,7 @@ OP_SIGNATURES = {
     "reduce_sum": (1, ctypes.c_int64),
     "softmax": (1, ctypes.c_int64),
     "silu": (1, None),
-    # camp new-op: signatures (scripts/camp_newop.py adds operators above this line)
+    # camp new-op: signatures (scripts/camp_tools/new_op.py adds operators above this line)
 }
 
 

@@ -26,7 +26,7 @@ from .errors import ERR_NOT_SUPPORTED, InvalidArgumentError, OperatorRuntimeErro
 
 INSTALL_HINT = ("pip install 'operator-runtime[tilelang]' (or pip install -r "
                 "requirements-tilelang.txt; on a machine without a package index see "
-                "scripts/fetch_tilelang_wheels.sh)")
+                "scripts/gpu/fetch_tilelang_wheels.sh)")
 
 # Kernel files, relative to ops/ in a source checkout; a wheel carries them in
 # operator_runtime/tilelang_ops/ (cmake/install.cmake).

@@ -51,4 +51,4 @@ def silu(src):
     return np.where(src == -np.inf, -0.0, out)
 
 
-# camp new-op: references (scripts/camp_newop.py adds operators above this line)
+# camp new-op: references (scripts/camp_tools/new_op.py adds operators above this line)

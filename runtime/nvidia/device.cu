@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "operator_runtime/detail/backend.h"
-#include "operator_runtime/detail/error.h"
-#include "operator_runtime/detail/gpu_runtime.h"
+#include "runtime/internal/backend.h"
+#include "runtime/internal/error.h"
+#include "runtime/gpu/gpu_runtime.h"
 
 namespace oprt {
 namespace {

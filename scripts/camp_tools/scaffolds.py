@@ -154,8 +154,8 @@ def replace_body(text, body):
 _EW_CPU = """#include <cmath>
 #include <cstdint>
 
-#include "operator_runtime/detail/dtype.h"
-#include "operator_runtime/detail/student.h"
+#include "runtime/internal/dtype.h"
+#include "runtime/internal/student.h"
 
 namespace oprt::{op}::student_cpu {{
 namespace {{
@@ -208,8 +208,8 @@ OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_CPU, ElementwisePlan, oprt::{op
 _AXIS_CPU = """#include <cmath>
 #include <cstdint>
 
-#include "operator_runtime/detail/dtype.h"
-#include "operator_runtime/detail/student.h"
+#include "runtime/internal/dtype.h"
+#include "runtime/internal/student.h"
 
 namespace oprt::{op}::student_cpu {{
 namespace {{
@@ -255,9 +255,9 @@ OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_CPU, AxisPlan, oprt::{op}::stud
 _CUDA_COMMON = """#include <cmath>
 #include <cstdint>
 
-#include "operator_runtime/detail/device_traits.cuh"
-#include "operator_runtime/detail/gpu_runtime.h"
-#include "operator_runtime/detail/student.h"
+#include "runtime/gpu/device_traits.cuh"
+#include "runtime/gpu/gpu_runtime.h"
+#include "runtime/internal/student.h"
 """
 
 _EW_CUDA = _CUDA_COMMON + """

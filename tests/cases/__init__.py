@@ -13,7 +13,7 @@ OPS = (
     "reduce_sum",
     "softmax",
     "silu",
-    # camp new-op: operators (scripts/camp_newop.py adds operators above this line)
+    # camp new-op: operators (scripts/camp_tools/new_op.py adds operators above this line)
 )
 
 

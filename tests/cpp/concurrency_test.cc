@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/internal/dtype.h"
 #include "test_barrier.h"
 #include "test_support.h"
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "operator_runtime/detail/cpu_convert.h"  // the array conversions, tested directly
-#include "operator_runtime/detail/dtype.h"        // only to cross-check the test's own conversions
+#include "runtime/cpu/cpu_convert.h"  // the array conversions, tested directly
+#include "runtime/internal/dtype.h"        // only to cross-check the test's own conversions
 #include "test_support.h"
 
 namespace {
@@ -699,7 +699,7 @@ TEST_F(CpuOps, DtypeConversionsMatchTheLibrary) {
     }
 }
 
-// The array conversions (detail/cpu_convert.h) give the scalar ones' bits on
+// The array conversions (runtime/cpu/cpu_convert.h) give the scalar ones' bits on
 // every path: every f16 and bf16 value widened, the rounding probes narrowed,
 // at offsets and lengths that leave tails. NaN: only NaN-ness (F16C keeps
 // more of the payload).

@@ -22,7 +22,7 @@ enum class OpKind {
     kReduceSum,
     kSoftmax,
     kSilu,
-    // camp new-op: kinds (scripts/camp_newop.py adds operators above this line)
+    // camp new-op: kinds (scripts/camp_tools/new_op.py adds operators above this line)
 };
 
 // One operator's public lifecycle, type-erased so a test can loop over all
@@ -180,7 +180,7 @@ inline const std::vector<OpSpec> &all_ops() {
          [](void *d, const char **n) {
              return oprt_get_silu_kernel_name(static_cast<oprt_silu_descriptor_t>(d), n);
          }},
-        // camp new-op: specs (scripts/camp_newop.py adds operators above this line)
+        // camp new-op: specs (scripts/camp_tools/new_op.py adds operators above this line)
     };
     return ops;
 }

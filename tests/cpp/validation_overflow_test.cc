@@ -1,7 +1,7 @@
 // Regressions found by the fuzz targets (tests/fuzz): int64 arithmetic in the
 // shared validation (runtime/tensor.cc) on views at the limits. Each call here
 // used to overflow a signed integer (undefined behaviour, reported by UBSan in
-// the sanitizer build of scripts/ci_sanitizers.sh); the statuses are checked
+// the sanitizer build of scripts/ci/sanitizers.sh); the statuses are checked
 // in every build.
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // elementwise walk. Elements are moved as raw bits (NaN payloads survive).
 #include <cstring>
 
-#include "operator_runtime/detail/cpu_elementwise.h"
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/cpu/cpu_elementwise.h"
+#include "runtime/internal/dtype.h"
 #include "ops/copy/copy_backends.h"
 
 namespace oprt::copy::cpu {

@@ -1,10 +1,10 @@
 // copy on NVIDIA GPUs: launch code. The kernels are the elementwise
-// framework's (detail/gpu_elementwise.cuh) with the functor of kernel.cuh.
+// framework's (runtime/gpu/gpu_elementwise.cuh) with the functor of kernel.cuh.
 #include <cstdint>
 
-#include "operator_runtime/detail/gpu_runtime.h"
+#include "runtime/gpu/gpu_runtime.h"
 #if defined(OPRT_WITH_CUTE)
-#include "operator_runtime/detail/cute_launch.h"
+#include "runtime/gpu/cute_launch.h"
 #endif
 #include "ops/copy/copy_backends.h"
 #include "ops/copy/nvidia/kernel.cuh"

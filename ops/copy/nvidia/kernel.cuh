@@ -3,7 +3,7 @@
 // NaN payloads included, arrives unchanged.
 #pragma once
 
-#include "operator_runtime/detail/gpu_elementwise.cuh"
+#include "runtime/gpu/gpu_elementwise.cuh"
 
 namespace oprt::copy::gpu_kernels {
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "operator_runtime/detail/frontend.h"
+#include "runtime/internal/frontend.h"
 #include "ops/elementwise/relu/relu_backends.h"
 
 struct oprt_relu_descriptor : oprt::Descriptor<oprt::ElementwisePlan> {};

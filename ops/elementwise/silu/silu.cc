@@ -1,7 +1,7 @@
 // silu: the public symbols. Validates once, plans, dispatches to a backend.
 #include "operator_runtime/ops/silu.h"
 
-#include "operator_runtime/detail/frontend.h"
+#include "runtime/internal/frontend.h"
 #include "ops/elementwise/silu/silu_backends.h"
 
 struct oprt_silu_descriptor : oprt::Descriptor<oprt::ElementwisePlan> {};

@@ -7,9 +7,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "operator_runtime/detail/cpu_convert.h"
-#include "operator_runtime/detail/cpu_parallel.h"
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/cpu/cpu_convert.h"
+#include "runtime/cpu/cpu_parallel.h"
+#include "runtime/internal/dtype.h"
 #include "ops/reduce_sum/reduce_sum_backends.h"
 
 namespace oprt::reduce_sum::cpu {

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "operator_runtime/detail/gpu_runtime.h"
+#include "runtime/gpu/gpu_runtime.h"
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "ops/reduce_sum/nvidia/ladder.cuh"
 #include "ops/reduce_sum/reduce_sum_backends.h"

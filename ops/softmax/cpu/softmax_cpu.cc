@@ -7,10 +7,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "operator_runtime/detail/cpu_convert.h"
-#include "operator_runtime/detail/cpu_math.h"
-#include "operator_runtime/detail/cpu_parallel.h"
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/cpu/cpu_convert.h"
+#include "runtime/cpu/cpu_math.h"
+#include "runtime/cpu/cpu_parallel.h"
+#include "runtime/internal/dtype.h"
 #include "ops/softmax/softmax_backends.h"
 
 namespace oprt::softmax::cpu {

@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "operator_runtime/detail/gpu_bulk_copy.cuh"
+#include "runtime/gpu/gpu_bulk_copy.cuh"
 #include "ops/softmax/nvidia/kernel.cuh"
 
 namespace oprt::softmax::gpu_kernels {

@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "operator_runtime/detail/device_traits.cuh"
-#include "operator_runtime/detail/gpu_common.cuh"
-#include "operator_runtime/detail/gpu_reduce.cuh"
+#include "runtime/gpu/device_traits.cuh"
+#include "runtime/gpu/gpu_common.cuh"
+#include "runtime/gpu/gpu_reduce.cuh"
 
 namespace oprt::softmax::gpu_kernels {
 

@@ -12,9 +12,9 @@
 
 #include <cstdint>
 
-#include "operator_runtime/detail/device_traits.cuh"
-#include "operator_runtime/detail/gpu_common.cuh"
-#include "operator_runtime/detail/gpu_reduce.cuh"
+#include "runtime/gpu/device_traits.cuh"
+#include "runtime/gpu/gpu_common.cuh"
+#include "runtime/gpu/gpu_reduce.cuh"
 #include "ops/softmax/nvidia/kernel.cuh"
 
 namespace oprt::softmax::gpu_kernels {

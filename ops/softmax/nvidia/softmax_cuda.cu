@@ -38,7 +38,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "operator_runtime/detail/gpu_runtime.h"
+#include "runtime/gpu/gpu_runtime.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/ladder.cuh"
 #include "ops/softmax/softmax_backends.h"

@@ -1,6 +1,6 @@
 // vector_add on the CPU: the elementwise framework with a + b in f32.
-#include "operator_runtime/detail/cpu_elementwise.h"
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/cpu/cpu_elementwise.h"
+#include "runtime/internal/dtype.h"
 #include "ops/vector_add/vector_add_backends.h"
 
 namespace oprt::vector_add::cpu {

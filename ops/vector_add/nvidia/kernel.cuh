@@ -2,8 +2,8 @@
 // and rounded once to the storage type.
 #pragma once
 
-#include "operator_runtime/detail/device_traits.cuh"
-#include "operator_runtime/detail/gpu_elementwise.cuh"
+#include "runtime/gpu/device_traits.cuh"
+#include "runtime/gpu/gpu_elementwise.cuh"
 
 namespace oprt::vector_add::gpu_kernels {
 

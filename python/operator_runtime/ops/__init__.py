@@ -6,7 +6,7 @@ from .relu import prepare_relu, relu, relu_
 from .softmax import prepare_softmax, softmax, softmax_
 from .vector_add import prepare_vector_add, vector_add, vector_add_
 from .silu import silu, silu_, prepare_silu
-# camp new-op: imports (scripts/camp_newop.py adds operators above this line)
+# camp new-op: imports (scripts/camp_tools/new_op.py adds operators above this line)
 
 __all__ = [
     "copy", "copy_", "prepare_copy",
@@ -15,5 +15,5 @@ __all__ = [
     "reduce_sum", "reduce_sum_", "prepare_reduce_sum",
     "softmax", "softmax_", "prepare_softmax",
     "silu", "silu_", "prepare_silu",
-    # camp new-op: names (scripts/camp_newop.py adds operators above this line)
+    # camp new-op: names (scripts/camp_tools/new_op.py adds operators above this line)
 ]

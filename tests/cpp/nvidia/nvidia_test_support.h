@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/internal/dtype.h"
 #include "operator_runtime/operator_runtime.h"
 
 namespace nvt {

@@ -2,8 +2,8 @@
 // functor; 16-bit types move as raw 16-bit words, so f16 and bf16 share one kernel.
 #include <cstdint>
 
-#include "operator_runtime/detail/cute_elementwise.cuh"
-#include "operator_runtime/detail/cute_launch.h"
+#include "runtime/gpu/cute_elementwise.cuh"
+#include "runtime/gpu/cute_launch.h"
 #include "ops/copy/nvidia/kernel.cuh"
 
 namespace oprt::cute_kernels {

@@ -1,6 +1,6 @@
 // relu on the CPU: the elementwise framework with x > 0 ? x : slope * x in f32.
-#include "operator_runtime/detail/cpu_elementwise.h"
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/cpu/cpu_elementwise.h"
+#include "runtime/internal/dtype.h"
 #include "ops/elementwise/relu/relu_backends.h"
 
 namespace oprt::relu::cpu {

@@ -3,8 +3,8 @@
 // relu(-inf) = 0 rather than 0 * -inf = NaN; NaN stays NaN for every slope.
 #pragma once
 
-#include "operator_runtime/detail/device_traits.cuh"
-#include "operator_runtime/detail/gpu_elementwise.cuh"
+#include "runtime/gpu/device_traits.cuh"
+#include "runtime/gpu/gpu_elementwise.cuh"
 
 namespace oprt::relu::gpu_kernels {
 

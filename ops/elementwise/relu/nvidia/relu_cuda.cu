@@ -1,8 +1,8 @@
 // relu on NVIDIA GPUs: launch code. The kernels are the elementwise
-// framework's (detail/gpu_elementwise.cuh) with the functor of kernel.cuh.
-#include "operator_runtime/detail/gpu_runtime.h"
+// framework's (runtime/gpu/gpu_elementwise.cuh) with the functor of kernel.cuh.
+#include "runtime/gpu/gpu_runtime.h"
 #if defined(OPRT_WITH_CUTE)
-#include "operator_runtime/detail/cute_launch.h"
+#include "runtime/gpu/cute_launch.h"
 #endif
 #include "ops/elementwise/relu/nvidia/kernel.cuh"
 #include "ops/elementwise/relu/relu_backends.h"

@@ -1,13 +1,13 @@
-// silu on the CPU: the elementwise framework (detail/cpu_elementwise.h) with
+// silu on the CPU: the elementwise framework (runtime/cpu/cpu_elementwise.h) with
 // the math below in f32; f16/bf16 are widened on load and rounded once on store.
 // exp is cpu_math.h's branch-free polynomial, so the loop vectorizes.
 #include <algorithm>
 #include <type_traits>
 
-#include "operator_runtime/detail/cpu_elementwise.h"
-#include "operator_runtime/detail/cpu_math.h"
-#include "operator_runtime/detail/cpu_parallel.h"
-#include "operator_runtime/detail/dtype.h"
+#include "runtime/cpu/cpu_elementwise.h"
+#include "runtime/cpu/cpu_math.h"
+#include "runtime/cpu/cpu_parallel.h"
+#include "runtime/internal/dtype.h"
 #include "ops/elementwise/silu/silu_backends.h"
 
 namespace oprt::silu::cpu {

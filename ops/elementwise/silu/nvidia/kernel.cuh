@@ -1,4 +1,4 @@
-// silu on the GPU: the elementwise framework (detail/gpu_elementwise.cuh:
+// silu on the GPU: the elementwise framework (runtime/gpu/gpu_elementwise.cuh:
 // 16-byte vectors on dense data, a broadcast path, a strided walk) with the
 // functor below, computed in f32 and rounded once to the storage type. f32
 // keeps the accurate expf (__expf's error grows with |x|); f16/bf16 keep 11 or
@@ -12,8 +12,8 @@
 
 #include <type_traits>
 
-#include "operator_runtime/detail/device_traits.cuh"
-#include "operator_runtime/detail/gpu_elementwise.cuh"
+#include "runtime/gpu/device_traits.cuh"
+#include "runtime/gpu/gpu_elementwise.cuh"
 
 namespace oprt::silu::gpu_kernels {
 

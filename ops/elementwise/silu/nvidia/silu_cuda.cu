@@ -1,6 +1,6 @@
 // silu on NVIDIA GPUs: launch code. The kernels are the elementwise
-// framework's (detail/gpu_elementwise.cuh) with the functor of kernel.cuh.
-#include "operator_runtime/detail/gpu_runtime.h"
+// framework's (runtime/gpu/gpu_elementwise.cuh) with the functor of kernel.cuh.
+#include "runtime/gpu/gpu_runtime.h"
 #include "ops/elementwise/silu/nvidia/kernel.cuh"
 #include "ops/elementwise/silu/silu_backends.h"
 
@@ -14,7 +14,7 @@ oprt_status_t plan(ElementwisePlan &p) {
     return OPRT_SUCCESS;
 }
 
-// The shared elementwise ladder: scalar_grid_stride -> vec16 (detail/gpu_elementwise.cuh).
+// The shared elementwise ladder: scalar_grid_stride -> vec16 (runtime/gpu/gpu_elementwise.cuh).
 const VariantList<ElementwisePlan> ladder = gpu::kElementwiseLadder;
 
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {

@@ -1,7 +1,7 @@
 // vector_add with CuTe (OPRT_WITH_CUTE): the CuTe elementwise kernel with the
 // NVIDIA backend's add functor (f32 math, one rounding). No broadcasting.
-#include "operator_runtime/detail/cute_elementwise.cuh"
-#include "operator_runtime/detail/cute_launch.h"
+#include "runtime/gpu/cute_elementwise.cuh"
+#include "runtime/gpu/cute_launch.h"
 #include "ops/vector_add/nvidia/kernel.cuh"
 
 namespace oprt::cute_kernels {

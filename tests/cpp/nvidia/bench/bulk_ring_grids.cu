@@ -22,7 +22,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "operator_runtime/detail/gpu_bulk_copy.cuh"
+#include "runtime/gpu/gpu_bulk_copy.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace bulk = oprt::gpu::bulk;

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "operator_runtime/detail/cute_launch.h"
+#include "runtime/gpu/cute_launch.h"
 #include "ops/copy/copy_backends.h"
 #include "ops/elementwise/relu/relu_backends.h"
 #include "ops/vector_add/vector_add_backends.h"

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "../nvidia_test_support.h"
-#include "operator_runtime/detail/cute_launch.h"
-#include "operator_runtime/detail/plan.h"
+#include "runtime/gpu/cute_launch.h"
+#include "runtime/internal/plan.h"
 
 namespace {
 

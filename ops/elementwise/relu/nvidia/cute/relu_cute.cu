@@ -1,7 +1,7 @@
 // relu with CuTe (OPRT_WITH_CUTE): the CuTe elementwise kernel with the NVIDIA
 // backend's relu functor (negative_slope from the plan, f32 math, one rounding).
-#include "operator_runtime/detail/cute_elementwise.cuh"
-#include "operator_runtime/detail/cute_launch.h"
+#include "runtime/gpu/cute_elementwise.cuh"
+#include "runtime/gpu/cute_launch.h"
 #include "ops/elementwise/relu/nvidia/kernel.cuh"
 
 namespace oprt::cute_kernels {

@@ -1,0 +1,25 @@
+# Sourced by the one-call GPU scripts (scripts/gpu/validate.sh, scripts/gpu/tilelang_cute.sh): named
+# steps with a time limit, one log each under $LOG_DIR, a summary line each in SUMMARY,
+# and the machine's description in $LOG_DIR/system.log. The caller sets LOG_DIR, STEPS
+# and STEP_TIMEOUT_DEFAULT (seconds; STEP_TIMEOUT overrides it).
+mkdir -p "$LOG_DIR"
+SUMMARY=()
+
+step() {  # step NAME COMMAND...: runs (at most STEP_TIMEOUT s), logs to $LOG_DIR/NAME.log
+    local name="$1"; shift
+    local start=$SECONDS
+    timeout "${STEP_TIMEOUT:-$STEP_TIMEOUT_DEFAULT}" "$@" >"$LOG_DIR/$name.log" 2>&1
+    local rc=$?
+    local last
+    last="$(grep -v '^\s*$' "$LOG_DIR/$name.log" | tail -1 | cut -c1-160)"
+    SUMMARY+=("$(printf '%-14s rc=%-3s %4ss  %s' "$name" "$rc" "$((SECONDS - start))" "$last")")
+    return $rc
+}
+has() { [[ " $STEPS " == *" $1 "* ]]; }
+
+{
+    date -u
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    nvcc --version | tail -1
+    python3 -c 'import torch, numpy; print("torch", torch.__version__, "numpy", numpy.__version__)'
+} >"$LOG_DIR/system.log" 2>&1

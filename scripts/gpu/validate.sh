@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One-call validation on a GPU machine (the H200 of issue 3): build the NVIDIA
+# variant, run ctest, pytest, run_ops and the examples on the nvidia backend,
+# compute-sanitizer over the GPU op tests, and the large-tensor check. Logs go
+# to $OUT (or ./gpu-logs); a short summary is printed last.
+#   STEPS="build ctest pytest pytest-last runops examples sanitize sanitize-py large"
+#   (default: all). pytest-last puts the tensors on the last GPU (several GPUs);
+#   sanitize-py runs the four sanitizers (SANITIZE_PY_TOOLS) over the Python edge-data tests,
+#   checking this project's kernels only (torch's are excluded).
+set -uo pipefail
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
+STEPS="${STEPS:-build ctest pytest pytest-last runops examples sanitize sanitize-py large}"  # drop build to use a carried BUILD_DIR
+BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
+export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$REPO_ROOT/python" PYTHONUNBUFFERED=1
+STEP_TIMEOUT_DEFAULT=300
+source "$REPO_ROOT/scripts/gpu/steps.sh"
+SUMMARY+=("system     $(sed -n 2p "$LOG_DIR/system.log")")
+
+has build && step build bash "$REPO_ROOT/scripts/build_nvidia.sh" build
+# The test binaries are run directly (not through ctest) so a build folder made
+# on another machine, whose CTest files name its paths, works here too.
+export LD_LIBRARY_PATH="$BUILD_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+GPU_TESTS="$BUILD_DIR/tests/cpp/nvidia/camp_nvidia_tests"
+has ctest && step cpp-tests "$BUILD_DIR/tests/cpp/camp_cpp_tests"
+has ctest && step gpu-tests "$GPU_TESTS"
+has pytest && step pytest python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia
+has pytest-last && step pytest-last python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia --gpu last
+has runops && step runops python3 "$REPO_ROOT/tests/run_ops.py" --op all --backend nvidia --mode "${RUNOPS_MODE:-all}"
+has examples && step examples bash -c "for e in '$REPO_ROOT'/examples/[0-9]*.py; do python3 \"\$e\" --backend nvidia || exit 1; done"
+if has sanitize; then
+    for tool in memcheck racecheck initcheck synccheck; do
+        step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$GPU_TESTS" \
+            --gtest_filter="${SANITIZE_FILTER:-*-*Large*}"
+    done
+fi
+if has sanitize-py; then
+    for tool in ${SANITIZE_PY_TOOLS:-memcheck racecheck initcheck synccheck}; do
+        step "san-py-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 --kernel-name kns=oprt $([[ $tool == initcheck ]] && echo --check-api-memory-access no) \
+            python3 -m pytest "$REPO_ROOT/tests/op_tests/test_edge_data.py" -q -x --backend nvidia
+    done
+fi
+has large && step large env CAMP_LARGE_TESTS=1 "$GPU_TESTS" --gtest_filter='*Large*'
+
+printf '\n===== summary =====\n'
+printf '%s\n' "${SUMMARY[@]}"

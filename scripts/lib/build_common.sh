@@ -1,0 +1,85 @@
+# Shared by scripts/build_{cpu,nvidia,metax}.sh: the modes and the steps they
+# run. A variant script sets VARIANT, BUILD_DIR, CMAKE_ARGS and TEST_BACKEND,
+# then calls `main "$@"`.
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+log() { printf '\n== %s\n' "$*"; }
+
+usage() {
+    cat <<USAGE
+usage: bash scripts/build_${VARIANT}.sh [env|configure|build|test|all|clean]   (default: build)
+  env        check the tools and install the Python requirements
+  configure  run CMake into \$BUILD_DIR (again only if CAMP_FORCE_RECONFIGURE=1)
+  build      configure if needed, then compile libcamp_ops.so
+  test       ctest, run_ops --mode test, the examples, then pytest
+  all        env, configure, build, test
+  clean      remove \$BUILD_DIR
+variables: BUILD_DIR=$BUILD_DIR CAMP_FORCE_RECONFIGURE=${CAMP_FORCE_RECONFIGURE:-0} JOBS=$JOBS
+USAGE
+}
+
+do_env() {
+    log "environment ($VARIANT)"
+    command -v cmake >/dev/null || { echo "cmake not found: install CMake >= 3.22" >&2; exit 1; }
+    command -v c++ >/dev/null || { echo "no C++ compiler (c++) found" >&2; exit 1; }
+    cmake --version | head -1
+    c++ --version | head -1
+    "$PYTHON" --version
+    variant_env
+    "$PYTHON" -m pip install -q -r "$REPO_ROOT/requirements.txt"
+}
+
+do_configure() {
+    if [[ -f "$BUILD_DIR/CMakeCache.txt" && "${CAMP_FORCE_RECONFIGURE:-0}" != 1 ]]; then
+        echo "already configured: $BUILD_DIR (CAMP_FORCE_RECONFIGURE=1 to redo)"
+        return
+    fi
+    log "configure $BUILD_DIR"
+    rm -f "$BUILD_DIR/CMakeCache.txt"
+    if ! cmake -S "$REPO_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" "${CMAKE_ARGS[@]}"; then
+        # A failed configure must not count as "already configured" next time.
+        rm -f "$BUILD_DIR/CMakeCache.txt"
+        echo "configure failed: $BUILD_DIR" >&2
+        exit 1
+    fi
+}
+
+do_build() {
+    do_configure
+    log "build $BUILD_DIR"
+    cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+do_test() {
+    [[ -f "$BUILD_DIR/libcamp_ops.so" ]] || do_build
+    export CAMP_BUILD_DIR="$BUILD_DIR"
+    export PYTHONPATH="$REPO_ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+    log "ctest"
+    (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
+    log "run_ops --mode test (backend $TEST_BACKEND)"
+    "$PYTHON" "$REPO_ROOT/tests/run_ops.py" --op all --backend "$TEST_BACKEND" --mode test
+    log "examples"
+    for example in "$REPO_ROOT"/examples/[0-9]*.py; do
+        "$PYTHON" "$example" --backend "$TEST_BACKEND"
+    done
+    log "pytest (backend $TEST_BACKEND)"
+    "$PYTHON" -m pytest "$REPO_ROOT/tests" -q -rs --backend "$TEST_BACKEND"
+}
+
+main() {
+    local mode="${1:-build}"
+    case "$mode" in
+    env) do_env ;;
+    configure) do_configure ;;
+    build) do_build ;;
+    test) do_test ;;
+    all) do_env; do_build; do_test ;;
+    clean) log "clean $BUILD_DIR"; rm -rf "$BUILD_DIR" ;;
+    -h|--help|help) usage ;;
+    *) usage >&2; exit 2 ;;
+    esac
+}
