@@ -1,0 +1,419 @@
+"""camp.py judge OP: the exercise judged like a contest, then scored against this machine.
+
+The submission is the student variant of OP (the file `camp.py exercise` made, built as
+`camp.py check` builds it). It must pass every stage, in this order; the first stage that
+fails rejects it, with the reason in plain words:
+
+  hazards  (NVIDIA) compute-sanitizer's memcheck, racecheck and initcheck over the student's
+           kernels on small cases; the first report with its source line (first, because a
+           race or a stray write explains the wrong results the later stages would see)
+  guard    the output lies between two guard bands of NaN; a kernel that writes outside
+           its output changes them; the results are checked on odd shapes
+  stale    the same buffers run twice with different values; a kernel that remembers a
+           result by buffer address (or skips work it has "seen") returns the old output
+  cases    every correctness case of `check` (odd, unaligned and strided shapes, special
+           values, every dtype), on a new seed
+  timing   the benchmark's own timing on the judge set (buffers rotated through 4x the
+           last-level cache, a CUDA graph on a GPU, new random data each run), then the
+           outputs of the timed calls checked again
+
+Score: per case the time, GB/s and the fraction of the copy ceiling measured in the same
+run (a copy of 1 GiB on a GPU, 256 MiB on the CPU), next to the production kernel and each
+ladder step; the op's score is the geometric mean of those fractions. The best score per
+op is kept in <student dir>/leaderboard-<host>.json.
+"""
+
+import json
+import math
+import os
+import random
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import exercise
+
+GUARD = 4096  # elements of NaN on each side of the guarded output
+# Every buffer a stage made stays alive until the judge ends, so no later stage gets one of
+# their addresses back (a result cached by address must be caught by `stale`, not by luck).
+_KEEP = []
+SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck")
+
+# The judge set: dense shapes a first kernel can take, large enough to leave the caches.
+JUDGE_SHAPES = {
+    ("elementwise", "cpu"): [(1 << 20,), (1 << 24,)],
+    ("elementwise", "nvidia"): [(1 << 20,), (1 << 26,)],
+    ("axis", "cpu"): [(1024, 1024), (8192, 1024)],
+    ("axis", "nvidia"): [(1024, 1024), (16384, 1024), (4096, 4096)],
+}
+# Small cases for the probes and the sanitizers: odd sizes, several rows.
+PROBE_SHAPES = {"elementwise": [(1000,), (4099,)], "axis": [(3, 37), (37, 1000)]}
+DEFAULT_PARAMS = {"relu": {"negative_slope": 0.1}, "reduce_sum": {"dim": -1},
+                  "softmax": {"dim": -1}}
+
+
+def register(sub):
+    text = "check OP's student variant like a contest judge, then time and score it"
+    p = sub.add_parser("judge", help=text, description=text)
+    p.add_argument("op", choices=sorted(exercise.scaffolds.OPS))
+    p.add_argument("--backend", default=None, choices=("cpu", "nvidia"),
+                   help="the backend of the variant (default: the one whose student file "
+                        "exists, nvidia first)")
+    p.add_argument("--student-dir", type=Path, default=None,
+                   help="where student/<backend>/ files go (default: <repo>/student)")
+    p.add_argument("--build-dir", type=Path, default=None,
+                   help="the build folder (default: <repo>/build-<backend>)")
+    p.add_argument("--dtype", default="f32,bf16", help="comma-separated dtypes to time "
+                                                        "(default: f32,bf16)")
+    p.add_argument("--no-timing", action="store_true",
+                   help="stop after the correctness stages (no score)")
+    p.set_defaults(func=cmd_judge)
+
+
+# ---- stages ---------------------------------------------------------------------------------
+
+class Rejected(Exception):
+    """A stage's verdict: the submission is wrong, for `reason`."""
+
+    def __init__(self, stage, reason):
+        super().__init__(f"{stage}: {reason}")
+        self.stage, self.reason = stage, reason
+
+
+def _setup(op, backend):
+    """(target, case module, bench module) with the library the build made."""
+    import cases as case_modules
+    from operator_runtime_testing import backends
+
+    import bench as bench_modules
+
+    target = backends.select(backend)
+    if target.skip_reason:
+        raise SystemExit(f"camp judge: cannot run on {backend}: {target.skip_reason}")
+    return target, case_modules.load(op), bench_modules.load(op)
+
+
+def num_inputs(op):
+    return 2 if op == "vector_add" else 1
+
+
+def _inputs(target, rng, module, shape, dtype):
+    return [target.lib.randn(rng, shape, dtype) for _ in range(num_inputs(module.OP.name))]
+
+
+def _prepare(bench, out, inputs, backend, params):
+    return bench.prepare(out, *inputs, backend=backend, variant="student", **params)
+
+
+def stage_guard(op, target, module, bench, kind, seed):
+    """The output sits in the middle of a NaN buffer; the bands must stay NaN."""
+    from operator_runtime_testing.bench import check
+
+    lib, rng, params = target.lib, random.Random(seed), DEFAULT_PARAMS.get(op, {})
+    import numpy as np
+
+    nrng = np.random.default_rng(rng.randrange(2**31))
+    for shape in PROBE_SHAPES[kind]:
+        for dtype in ("f32", "f16"):
+            inputs = _inputs(target, nrng, module, shape, dtype)
+            out_shape = tuple(module.OP.out_shape([shape] * len(inputs), params))
+            n = math.prod(out_shape)
+            raw = lib.full_nan((n + 2 * GUARD,), dtype)
+            out = raw[GUARD:GUARD + n].reshape(out_shape)
+            _KEEP.extend((raw, *inputs))
+            with _prepare(bench, out, inputs, target.backend, params) as prepared:
+                prepared.run()
+            lib.synchronize()
+            bands = np.concatenate([lib.to_f64(raw[:GUARD]), lib.to_f64(raw[GUARD + n:])])
+            changed = np.flatnonzero(~np.isnan(bands))
+            if changed.size:
+                first = int(changed[0])
+                where = (f"{GUARD - first} elements before the output" if first < GUARD else
+                         f"{first - GUARD + 1} elements after its end")
+                raise Rejected("guard", f"writes outside the output: shape {shape} {dtype}, "
+                                        f"{changed.size} elements around it changed, the first "
+                                        f"{where}")
+            ok, _, message = check(module.OP, bench, lib, dtype, out, inputs, params)
+            if not ok:
+                raise Rejected("guard", f"wrong result on shape {shape} {dtype}: {message}")
+
+
+def stage_stale(op, target, module, bench, kind, seed):
+    """One prepared op, the same buffers, two sets of values: both results must be right."""
+    import numpy as np
+
+    from operator_runtime_testing.bench import check
+
+    lib, params = target.lib, DEFAULT_PARAMS.get(op, {})
+    rng = np.random.default_rng(seed)
+    shape, dtype = PROBE_SHAPES[kind][-1], "f32"
+    inputs = _inputs(target, rng, module, shape, dtype)
+    out_shape = tuple(module.OP.out_shape([shape] * len(inputs), params))
+    out = lib.full_nan(out_shape, dtype)
+    _KEEP.extend((out, *inputs))
+    with _prepare(bench, out, inputs, target.backend, params) as prepared:
+        prepared.run()
+        lib.synchronize()
+        first = lib.to_f64(out).copy()
+        ok, _, message = check(module.OP, bench, lib, dtype, out, inputs, params)
+        if not ok:
+            raise Rejected("stale", f"wrong result on shape {shape}: {message}")
+        for x in inputs:  # new values in the same buffers
+            lib.assign(x, rng.standard_normal(shape, dtype=np.float32) * 3 + 1)
+        prepared.run()
+        lib.synchronize()
+        ok, _, message = check(module.OP, bench, lib, dtype, out, inputs, params)
+        if not ok:
+            same = np.array_equal(lib.to_f64(out), first, equal_nan=True)
+            raise Rejected("stale", (
+                "returns the previous call's result: the same buffers with new values gave the "
+                "old output (a result remembered by buffer address?)") if same else
+                f"a second run on the same buffers with new values is wrong: {message}")
+
+
+def stage_cases(op, backend, dtypes=None):
+    """check's whole case list on a new seed (exercise.run_check prints the details)."""
+    status = exercise.run_check(op, backend, dtypes)
+    if status != 0:
+        raise Rejected("cases", "a correctness case failed (the first failing case is above)")
+
+
+# ---- hazards: compute-sanitizer over the student's kernels --------------------------------
+
+_REPORT = re.compile(r"^========= (?!ERROR SUMMARY)(?!\s)(.*)$")
+_LOCATION = re.compile(r"\bin (\S+?):(\d+)\s*$")
+
+
+def plain_hazard(tool, lines):
+    """The first report of a compute-sanitizer log (its lines), in plain words with the source
+    line it points at; None when there is no report."""
+    first = next((i for i, line in enumerate(lines) if _REPORT.match(line)
+                  and not line.startswith("========= COMPUTE-SANITIZER")
+                  and not line.startswith("========= Program hit")), None)
+    if first is None:
+        return None
+    head = _REPORT.match(lines[first]).group(1).strip()
+    where = ""
+    for line in lines[first:first + 12]:
+        m = _LOCATION.search(line)
+        if m:
+            path, number = m.group(1), int(m.group(2))
+            text = ""
+            try:
+                text = Path(path).read_text().splitlines()[number - 1].strip()
+            except (OSError, IndexError):
+                pass
+            where = f"\n    at {path}:{number}" + (f"\n        {text}" if text else "")
+            break
+    if "Race reported" in head or "hazard" in head.lower():
+        words = ("a data race on shared memory: one thread reads (or writes) what another "
+                 "writes, with no barrier (__syncthreads()) between them")
+    elif head.startswith("Invalid __global__"):
+        words = "reads or writes global memory outside the buffers it was given"
+    elif head.startswith("Invalid __shared__"):
+        words = "reads or writes shared memory outside the array it declared"
+    elif head.startswith("Uninitialized"):
+        words = "reads memory that nothing has written (an uninitialized value)"
+    elif "misaligned" in head.lower():
+        words = "a misaligned access (a vector load or store at an address not a multiple of its size)"
+    else:
+        words = head
+    return f"{tool}: {words}\n    ({head}){where}"
+
+
+def stage_hazards(op, args, backend):
+    """The three sanitizers over the probe cases, in a child process each; only kernels of the
+    student's namespace are checked (the library's own are checked by its test suite)."""
+    import shutil
+
+    if backend != "nvidia":
+        return ("skipped: compute-sanitizer checks GPU kernels; on the CPU the guard and stale "
+                "stages stand in for memcheck, and races are not checked")
+    tool_path = shutil.which("compute-sanitizer")
+    if tool_path is None:
+        return ("skipped: compute-sanitizer is not on PATH (it comes with the CUDA toolkit: "
+                "add <cuda>/bin to PATH)")
+    env = dict(os.environ, CAMP_BUILD_DIR=str(exercise.build_dir(args, backend)),
+               PYTHONPATH=os.pathsep.join(str(exercise.REPO / p) for p in
+                                          ("python", "tests", "scripts")))
+    for tool in SANITIZER_TOOLS:
+        extra = ["--check-api-memory-access", "no"] if tool == "initcheck" else []
+        cmd = [tool_path, "--tool", tool, "--error-exitcode", "9", "--print-limit", "4",
+               "--kernel-name", "kns=student_nvidia", *extra,
+               sys.executable, "-m", "camp_tools.judge", "--probe", op, backend]
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+        lines = (r.stdout + r.stderr).splitlines()
+        report = plain_hazard(tool, lines)
+        if report:
+            raise Rejected("hazards", report)
+        if r.returncode != 0:
+            tail = "\n".join(lines[-15:])
+            raise Rejected("hazards", f"{tool}: the probe run failed (exit {r.returncode}):\n{tail}")
+        print(f"camp judge: {tool}: no hazard ({time.perf_counter() - t0:.0f} s)")
+    return "passed"
+
+
+def run_probe(op, backend):
+    """The small cases the sanitizers watch: the student kernel on every probe shape and dtype."""
+    import numpy as np
+
+    target, module, bench = _setup(op, backend)
+    kind = exercise.scaffolds.OPS[op]["kind"]
+    params = DEFAULT_PARAMS.get(op, {})
+    rng = np.random.default_rng(0)
+    for shape in PROBE_SHAPES[kind]:
+        for dtype in ("f32", "f16", "bf16"):
+            inputs = _inputs(target, rng, module, shape, dtype)
+            out_shape = tuple(module.OP.out_shape([shape] * len(inputs), params))
+            out = target.lib.empty(out_shape, dtype)  # not poisoned: initcheck watches reads
+            with _prepare(bench, out, inputs, target.backend, params) as prepared:
+                prepared.run()
+    target.lib.synchronize()
+    return 0
+
+
+# ---- timing and score -----------------------------------------------------------------------
+
+def stage_timing(op, target, module, bench, kind, backend, dtypes, seed):
+    """Times the student, the production kernel (the plan's choice) and every ladder step on
+    the judge set; returns the rows of the score table."""
+    import operator_runtime as ort
+    from operator_runtime_testing import cases as case_types
+    from operator_runtime_testing.backends import is_not_supported
+    from operator_runtime_testing.bench import Workbench, measure_ceiling, run_bench
+
+    import bench as bench_modules
+
+    wb = Workbench(target, seed)
+    ceiling = measure_ceiling(wb, bench_modules.load("copy"), seed)
+    ceiling_gbps = max(ceiling.ours_gbps, ceiling.peer_gbps)
+    ladder = [v for v in ort.variants(op, backend) if v not in ("auto", "student")]
+    params = DEFAULT_PARAMS.get(op, {})
+    rows = []
+    for shape in JUDGE_SHAPES[(kind, backend)]:
+        case = case_types.BenchCase("x".join(map(str, shape)), (shape,) * num_inputs(op),
+                                    params)
+        for dtype in dtypes:
+            row = {"shape": list(shape), "dtype": dtype, "others": {}}
+            for variant in ["student", None, *ladder]:
+                try:
+                    r = run_bench(module.OP, bench, case, dtype, wb, seed, variant=variant,
+                                  time_peer=False)
+                except Exception as exc:  # noqa: BLE001
+                    if variant != "student" and is_not_supported(exc):
+                        continue
+                    raise
+                if not r.ok:
+                    if variant == "student":
+                        raise Rejected("timing", f"the outputs of the timed calls are wrong "
+                                                 f"({case.name} {dtype}): {r.message}")
+                    continue
+                seconds = r.ours.best_s
+                if variant == "student":
+                    row.update(seconds=seconds, gbps=r.nbytes / seconds / 1e9,
+                               ceiling=r.nbytes / seconds / 1e9 / ceiling_gbps)
+                else:
+                    row["others"][variant or "auto"] = seconds
+            rows.append(row)
+    return rows, ceiling_gbps, ladder
+
+
+def print_score(op, backend, rows, ceiling_gbps, ladder):
+    print(f"\ncamp judge: {op} on {backend}; copy ceiling {ceiling_gbps:.1f} GB/s measured in "
+          f"this run (time: the benchmark's, buffers rotated through 4x the last-level cache)")
+    print(f"  {'case':<14} {'dtype':<5} {'student us':>11} {'GB/s':>8} {'%ceil':>6} "
+          f"{'auto us':>9}  beats")
+    for r in rows:
+        beats = [v for v in ladder if v in r["others"] and r["others"][v] > r["seconds"]]
+        auto = r["others"].get("auto")
+        print(f"  {'x'.join(map(str, r['shape'])):<14} {r['dtype']:<5} {r['seconds'] * 1e6:>11.1f} "
+              f"{r['gbps']:>8.1f} {100 * r['ceiling']:>5.0f}% "
+              f"{(auto or math.nan) * 1e6:>9.1f}  {', '.join(beats) or '-'}")
+    score = math.exp(sum(math.log(max(r["ceiling"], 1e-9)) for r in rows) / len(rows))
+    steps = [v for v in ladder if all(v in r["others"] and r["others"][v] > r["seconds"]
+                                      for r in rows)]
+    print(f"score: {100 * score:.1f}% of the copy ceiling (geometric mean over the judge set); "
+          f"faster than {', '.join(steps) if steps else 'no ladder step'} on every case")
+    return score, steps
+
+
+def leaderboard_path(args):
+    return exercise.student_dir(args) / f"leaderboard-{socket.gethostname()}.json"
+
+
+def record(args, op, backend, score, rows, steps):
+    """Keeps the best score per op and backend; returns (best entry, improved)."""
+    path = leaderboard_path(args)
+    try:
+        board = json.loads(path.read_text())
+    except (OSError, ValueError):
+        board = {}
+    key = f"{op}/{backend}"
+    entry = {"score": score, "beats": steps, "when": time.strftime("%Y-%m-%d %H:%M"),
+             "cases": [{k: r[k] for k in ("shape", "dtype", "seconds", "gbps")} for r in rows]}
+    best = board.get(key)
+    improved = best is None or score > best["score"]
+    if improved:
+        board[key] = best = entry
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(board, indent=1) + "\n")
+    return best, improved
+
+
+# ---- the command ----------------------------------------------------------------------------
+
+def cmd_judge(args):
+    backend = args.backend or next(
+        (b for b in ("nvidia", "cpu") if exercise.student_file(args, b).exists()), None)
+    if backend is None or not exercise.student_file(args, backend).exists():
+        print(f"camp judge: no exercise for {args.op}: run `python3 scripts/camp.py exercise "
+              f"{args.op}` first", file=sys.stderr)
+        return 2
+    status = exercise.build(args, backend)
+    if status:
+        return status
+    os.environ["CAMP_BUILD_DIR"] = str(exercise.build_dir(args, backend))
+    for p in (exercise.REPO / "python", exercise.REPO / "tests"):
+        sys.path.insert(0, str(p))
+    import operator_runtime as ort
+
+    target, module, bench = _setup(args.op, backend)
+    if "student" not in ort.variants(args.op, backend):
+        print(f"camp judge: {ort.library_path()} has no student variant of {args.op} on "
+              f"{backend}", file=sys.stderr)
+        return 2
+    kind = exercise.scaffolds.OPS[args.op]["kind"]
+    seed = random.SystemRandom().randrange(2**31)
+    print(f"camp judge: {args.op} variant 'student' on {backend} ({ort.library_path()}), "
+          f"seed {seed}")
+    try:
+        for name, stage in (("hazards", lambda: stage_hazards(args.op, args, backend)),
+                            ("guard", lambda: stage_guard(args.op, target, module, bench, kind, seed)),
+                            ("stale", lambda: stage_stale(args.op, target, module, bench, kind, seed)),
+                            ("cases", lambda: stage_cases(args.op, backend))):
+            print(f"camp judge: {name}: {stage() or 'passed'}")
+        if args.no_timing:
+            print("ACCEPTED (correctness only: --no-timing)")
+            return 0
+        dtypes = [d for d in args.dtype.split(",") if d]
+        rows, ceiling_gbps, ladder = stage_timing(args.op, target, module, bench, kind, backend,
+                                                  dtypes, seed)
+    except Rejected as verdict:
+        print(f"REJECTED at {verdict.stage}: {verdict.reason}")
+        return 1
+    score, steps = print_score(args.op, backend, rows, ceiling_gbps, ladder)
+    best, improved = record(args, args.op, backend, score, rows, steps)
+    print(f"ACCEPTED; " + ("a new best, " if improved else
+                          f"your best stays {100 * best['score']:.1f}% ({best['when']}), ")
+          + f"kept in {leaderboard_path(args)}")
+    return 0
+
+
+if __name__ == "__main__":  # the probe run the sanitizers watch: python -m camp_tools.judge --probe OP BACKEND
+    if len(sys.argv) == 4 and sys.argv[1] == "--probe":
+        sys.exit(run_probe(sys.argv[2], sys.argv[3]))
+    sys.exit("usage: python -m camp_tools.judge --probe OP BACKEND (camp.py judge runs it)")

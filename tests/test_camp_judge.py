@@ -1,0 +1,94 @@
+"""The judge (`camp.py judge`) judged: a correct exercise is accepted and scored, and every
+known-wrong solution (scripts/camp_tools/wrong_solutions.py) is rejected with its reason.
+
+CPU always (the sanitizer stage is skipped there, with the reason printed); NVIDIA where a
+GPU is visible to torch and nvcc is on PATH (there compute-sanitizer must catch the racy
+reduction). Builds go to <repo>/build-camp-test (CPU, shared with test_camp_exercise.py)
+and <repo>/build-camp-test-nvidia, with a temporary student dir.
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BUILDS = {"cpu": REPO / "build-camp-test", "nvidia": REPO / "build-camp-test-nvidia"}
+sys.path.insert(0, str(REPO / "scripts"))
+
+from camp_tools import scaffolds, wrong_solutions  # noqa: E402
+
+
+def _gpu_reason():
+    if shutil.which("nvcc") is None:
+        return "nvcc is not on PATH (the NVIDIA variant cannot be built)"
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed (the GPU judge allocates with torch)"
+    return None if torch.cuda.is_available() else "torch sees no GPU"
+
+
+def backends():
+    params = [pytest.param("cpu", marks=pytest.mark.skipif(
+        shutil.which("cmake") is None, reason="cmake is not installed"))]
+    reason = _gpu_reason()
+    params.append(pytest.param("nvidia", marks=pytest.mark.skipif(reason is not None,
+                                                                  reason=reason or "")))
+    return params
+
+
+def judge(backend, student, *extra):
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "camp.py"), "judge", "reduce_sum",
+                        "--backend", backend, "--student-dir", str(student),
+                        "--build-dir", str(BUILDS[backend]), *extra],
+                       capture_output=True, text=True, timeout=1800)
+    return r.returncode, r.stdout + r.stderr
+
+
+def write(student, backend, text):
+    path = student / backend / f"reduce_sum_student{'.cc' if backend == 'cpu' else '.cu'}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_judge_accepts_and_scores_a_correct_solution(backend, tmp_path):
+    student = tmp_path / "student"
+    body = scaffolds.correct_body("reduce_sum", backend)
+    write(student, backend, scaffolds.replace_body(scaffolds.render("reduce_sum", backend), body))
+    code, out = judge(backend, student, "--dtype", "f32")
+    assert code == 0, out
+    for stage in ("guard", "stale", "cases"):
+        assert f"camp judge: {stage}: passed" in out, out
+    if backend == "cpu":
+        assert "camp judge: hazards: skipped: compute-sanitizer checks GPU kernels" in out, out
+    else:
+        assert "camp judge: hazards: passed" in out, out
+        for tool in ("memcheck", "racecheck", "initcheck"):
+            assert f"camp judge: {tool}: no hazard" in out, out
+    m = re.search(r"^score: ([\d.]+)% of the copy ceiling", out, re.M)
+    assert m and float(m.group(1)) > 0, out
+    assert "ACCEPTED; a new best" in out, out
+    board = json.loads(next(student.glob("leaderboard-*.json")).read_text())
+    assert board[f"reduce_sum/{backend}"]["score"] > 0
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_judge_rejects_every_known_wrong_solution(backend, tmp_path):
+    student = tmp_path / "student"
+    verdicts = {}
+    for wrong in wrong_solutions.solutions(backend):
+        write(student, backend, wrong.source)
+        code, out = judge(backend, student, "--no-timing")
+        verdict = next((line for line in out.splitlines() if line.startswith("REJECTED")), None)
+        verdicts[wrong.name] = (code, out if verdict is None else out[out.index(verdict):])
+    for name, (code, out) in verdicts.items():
+        wrong = next(w for w in wrong_solutions.solutions(backend) if w.name == name)
+        assert code == 1 and "REJECTED at" in out, f"{name} was not rejected:\n{out[-3000:]}"
+        assert re.search(wrong.reason, out), f"{name}: expected /{wrong.reason}/ in\n{out[-3000:]}"
