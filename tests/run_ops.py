@@ -25,7 +25,7 @@ bench: first the copy ceiling of this run, then every BENCH case of tests/cases/
        variant (plain to fastest) with time, GB/s, % of the copy ceiling and the gain over the
        step before, then the peer (torch / numpy) for reference. A variant that cannot run
        a layout is reported as SKIP with the reason.
---report DIR (bench) writes DIR/performance.md and DIR/roofline.png.
+--report DIR (bench) writes DIR/report.md and DIR/roofline.png.
 The exit status is non-zero when any case fails (a wrong result, or an error).
 """
 
@@ -78,7 +78,7 @@ def parse_args():
     p.add_argument("--set", default="auto", choices=("auto", "gpu", "cpu"),
                    help="bench: which benchmark set (default: gpu on GPUs, cpu on the CPU)")
     p.add_argument("--report", metavar="DIR", default=None,
-                   help="bench: write DIR/performance.md and DIR/roofline.png")
+                   help="bench: write DIR/report.md and DIR/roofline.png")
     p.add_argument("--repeats", type=int, default=5, help="bench: timed repeats (the median)")
     p.add_argument("--rotate-mib", type=float, default=None,
                    help="bench: cycle buffer sets until a case's working set is this large "

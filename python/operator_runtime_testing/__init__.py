@@ -7,7 +7,7 @@ backends    which backend and array library a run uses
 cases       case descriptions and the routine that checks a case
 bench       benchmark cases against the peer library, the copy ceiling, the check
 timing      CPU (perf_counter) and GPU (CUDA events, CUDA graphs) timing
-report      result tables, performance.md and the roofline plot
+report      result tables, report.md and the roofline plot
 """
 
 from . import arrays, assertions, backends, bench, cases, reference, report, timing

@@ -1,5 +1,5 @@
 """Result tables printed row by row as results arrive, and the benchmark report
-(performance.md and the roofline plot roofline.png) that run_ops --report writes."""
+(report.md and the roofline plot roofline.png) that run_ops --report writes."""
 
 import datetime
 import math
@@ -139,7 +139,7 @@ def command_line():
 
 
 # ---------------------------------------------------------------------------
-# performance.md and roofline.png
+# report.md and roofline.png
 
 TARGET_BYTES = 256 << 20  # the performance issue's ">= 256 MiB moved" cases
 TARGET_FRACTION = 0.95
@@ -147,7 +147,7 @@ TARGET_FRACTION = 0.95
 
 def write_report(directory, env, command, ceiling, results, failures, *, peer, seed, wall_s,
                  timing_note):
-    """Writes directory/performance.md and directory/roofline.png (the PNG only when
+    """Writes directory/report.md and directory/roofline.png (the PNG only when
     matplotlib is importable; the reason is printed and recorded otherwise). `results` are
     BenchResults; `failures` are (op, case, dtype, message) of cases that raised."""
     directory = Path(directory)
@@ -219,7 +219,7 @@ def write_report(directory, env, command, ceiling, results, failures, *, peer, s
         lines += ["", "## Cases that failed to run", "", "| op | case | dtype | error |",
                   "|---|---|---|---|"]
         lines += [f"| {op} | {case} | {dtype} | {_md(msg)} |" for op, case, dtype, msg in failures]
-    path = directory / "performance.md"
+    path = directory / "report.md"
     path.write_text("\n".join(lines) + "\n")
     print(f"report: wrote {path}" + ("" if plot_problem else f" and {png}"), flush=True)
     return path

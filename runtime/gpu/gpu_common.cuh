@@ -57,7 +57,7 @@ __device__ __forceinline__ void store_vec_global(T *p, const Vec<T, N> &v) {
 // 2-byte stores in some instantiations (softmax (8192, 4095) bf16 rows 138 ->
 // 53 us, reduce_sum (8, 2^25) first axis 16-bit 90 -> 102% of the copy
 // ceiling); the stated store for f32 made rows of 32 f32 a thread spill and
-// measured 0-3% slower elsewhere (H200, docs/perf-notes.md v9).
+// measured 0-3% slower elsewhere (H200, 2026-11-30).
 template <int N, typename T>
 __device__ __forceinline__ void store_out_vec(T *p, const Vec<T, N> &v) {
     if constexpr (sizeof(T) == 2 && sizeof(Vec<T, N>) == 16)
@@ -204,8 +204,8 @@ inline T *aligned_workspace(void *workspace) {
 // ---- Overlapped launches (programmatic dependent launch, sm_90) -------------------
 // A kernel launched with launch_overlapped may start while the kernel before it
 // in the stream drains: its launch and the scheduling of its blocks hide behind
-// the other's tail (about 0.65 us per kernel on the H200, docs/perf-notes.md
-// v6). Every such kernel starts with enter_overlapped_kernel(), before its
+// the other's tail (about 0.65 us per kernel on the H200,
+// 2026-11-29). Every such kernel starts with enter_overlapped_kernel(), before its
 // first global-memory access: it lets the next kernel launch early in turn,
 // then waits until the previous kernel has finished and its writes are
 // visible. In a plainly launched kernel both are no-ops.

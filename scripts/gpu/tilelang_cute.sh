@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-call validation of issue 7 on a GPU machine without a package index (the H200):
+# One-command TileLang and CuTe validation on a GPU machine without a package index (the H200):
 #   tilelang  extract .whl/tilelang_site.tar.xz (scripts/gpu/fetch_tilelang_wheels.sh made it
 #             where PyPI is reachable; carry .whl) to /tmp/site, import it
 #   build     the NVIDIA variant with CAMP_ENABLE_CUTE=ON from third_party/cutlass, plus

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One-call validation on a GPU machine (the H200 of issue 3): build the NVIDIA
+# One-command validation on a GPU machine (run on an H200): build the NVIDIA
 # variant, run ctest, pytest, run_ops and the examples on the nvidia backend,
 # compute-sanitizer over the GPU op tests, and the large-tensor check. Logs go
 # to $OUT (or ./gpu-logs); a short summary is printed last.

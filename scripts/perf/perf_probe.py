@@ -6,7 +6,7 @@
     python3 scripts/perf/perf_probe.py --op vector_add --shape 65536x1024 --bcast row
     python3 scripts/perf/perf_probe.py --set targets          # the performance issue's target cases
 
-Method (see ../shared/PERFORMANCE.md): each case is prepared once per buffer set
+Method (the harness's, docs/performance.md): each case is prepared once per buffer set
 (operator_runtime.prepare_*), many launches are captured in one CUDA graph and the
 graph is replayed several times; the median replay time over the launch count is
 the time per launch. Buffer sets rotate so that the data touched in one replay is

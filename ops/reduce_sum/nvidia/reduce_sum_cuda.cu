@@ -68,7 +68,7 @@ constexpr int64_t kSplitMinRow = 16384;      // shorter rows are never split
 // Split passes aim at the blocks resident at once, not more: the split and
 // inner-tile kernels' 512-thread blocks use 47-64 registers a thread, so two
 // fit an SM's register file. One wave of them measured faster than twice as
-// many short blocks (H200, docs/perf-notes.md v7: (65536, 1024) axis 0 f32
+// many short blocks (H200, 2026-11-29: (65536, 1024) axis 0 f32
 // 69.1 -> 66.0 us, bf16 40.9 -> 37.8; 2^23 elements in all f32 13.4 -> 11.6).
 constexpr int64_t kResidentBlocksPerSm = 2;
 // Rows are split (or clustered) while fewer than this many per SM.
@@ -77,7 +77,7 @@ constexpr int64_t kStridedOutputsPerSm = 1024;
 // Cluster rows: about 2 blocks of 256 threads per SM, each streaming a long
 // chunk (measured at (128, 65536) f32: 2 blocks per row 11.1 us, 4: 13.9,
 // 8: 14.2; two-pass split 11.9-15.8). 512 threads a block gained 1-4% there
-// and lost 8-18% at (64, 50000) (docs/perf-notes.md v16).
+// and lost 8-18% at (64, 50000) (H200, 2026-11-30).
 constexpr int kClusterRowThreads = 256;
 constexpr int64_t kClusterRowBlocksPerSm = 2;
 constexpr int64_t kMaxClusterBlocks = 16;     // 16 needs the non-portable opt-in
@@ -112,7 +112,7 @@ RowsChoice rows_choice(int64_t L, int64_t W) {
     }
     // A block per row: about eight vectors per thread (four made 16-bit rows of
     // 16384 stream at 94% of the copy ceiling, eight at 106%; (4097, 4099) f16
-    // 18.9 -> 11.8 us; H200, docs/perf-notes.md v9).
+    // 18.9 -> 11.8 us; H200, 2026-11-30).
     return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * kBlockRowVectorsPerThread)), 128, 512))};
 }
 
@@ -143,7 +143,7 @@ TileShape tile_of(int64_t inner, int V, int bx, int threads) {
 // is as tall as gives each thread about kFinalizeRowsPerThread rows (one
 // round of loads). The first pass's 1 KB rows at 1024 threads gave (65536,
 // 1024) axis 0 four blocks of 33 rows a thread: 71.6 -> 68.9 us f32, 43.8 ->
-// 41.1 bf16 with this tile (H200, docs/perf-notes.md v7).
+// 41.1 bf16 with this tile (H200, 2026-11-29).
 TileShape finalize_tile(int64_t inner, int V, int64_t rows) {
     const int64_t columns = ceil_div(inner, V);
     const int64_t min_bx = clamp64(kFinalizeRowBytes / (V * int64_t(sizeof(float))), 1, kFinalizeThreads);

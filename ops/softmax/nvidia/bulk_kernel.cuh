@@ -372,7 +372,7 @@ __device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
 // tail) are read and written one per thread: threads 0 .. kLineElems - 1 the
 // head, kLineElems on the tail. The middle starts on a line because bulk
 // copies of rows at differing offsets within their lines ran ~5% slower
-// than of rows on line boundaries (H200, docs/perf-notes.md v11).
+// than of rows on line boundaries (H200, 2026-11-30).
 constexpr int64_t kLineBytes = 128;
 struct RowEnds {
     int64_t head;  // elements before the middle
@@ -609,7 +609,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     // The write needs row k's share again. f32 rows off boundaries carry it
     // from the reduce (11-18% faster: their instance no longer spills); 16-bit
     // ones work it out again (carried, ptxas keeps their instance at 64
-    // registers with a spill: 8-10% slower; H200, docs/perf-notes.md v14).
+    // registers with a spill: 8-10% slower; H200, 2026-11-30).
     constexpr bool kCarryShare = kHeads && sizeof(T) == 4;
     struct Share {
         RowEnds r;

@@ -103,7 +103,7 @@ __device__ __forceinline__ F32Pair empty_pair() { return F32Pair{neg_inf(), 0.0f
 // dense tensors of equal strides whose data pointers share their alignment);
 // otherwise vec is false and the whole row goes element by element. Rows of
 // odd length thus keep their vectors ((8192, 4095) bf16 took 138 us with
-// vectors on 16-byte aligned rows only, docs/perf-notes.md v9). Without
+// vectors on 16-byte aligned rows only; H200, 2026-11-30). Without
 // kHeads (every row aligned, checked at launch: rows_aligned) head is 0 and
 // the kernels hold no extra registers for it.
 struct RowHead {
@@ -172,9 +172,9 @@ __device__ __forceinline__ void stage_row_share(uint4 *slots, const T *x, int64_
 // Lane l holds vectors l, l + G, l + 2G, ... of the row (coalesced).
 // The row's loads are all a warp has in flight, so resident warps set the
 // bandwidth: 16-bit rows of 32 values per lane ask for 8 blocks per SM (at
-// most 64 registers: 32 warps per SM, docs/perf-notes.md v6), and their
+// most 64 registers: 32 warps per SM; H200, 2026-11-29), and their
 // loads go through shared memory (kStaged, stage_row_share): (16384, 1024)
-// bf16 at 87% of the copy ceiling instead of 75% (docs/perf-notes.md v8).
+// bf16 at 87% of the copy ceiling instead of 75% (H200, 2026-11-30).
 template <typename T, int G, int kCols, bool kHeads>
 __global__ void __launch_bounds__(kWarpRowsThreads, sizeof(T) == 2 && kCols >= 32 ? 8 : 1)
 softmax_rows_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
@@ -430,7 +430,7 @@ __device__ __forceinline__ float cluster_allreduce(float v, Op op, float *slot, 
 // The plan runs the one-block form (rows that fit one block's shared memory).
 // The cluster form is correct (tested while the plan used it) but measured
 // slower on the H200 than the two-pass kernel for every row length tried,
-// 32K to 2^20 columns (docs/perf-notes.md): two cluster barriers and DSMEM
+// 32K to 2^20 columns (docs/kernels/softmax.md): two cluster barriers and DSMEM
 // reads per row and one or two blocks per SM leave too few bytes in flight.
 // tests/cpp/nvidia/bench/axis_variants.cu still times it, for the next try.
 template <typename T, bool kCluster>

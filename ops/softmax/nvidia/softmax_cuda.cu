@@ -2,7 +2,7 @@
 // launches at execute (run). Kernels live in kernel.cuh.
 //
 // Choice, in this order (P = elements per 16-byte vector: 4 f32, 8 f16/bf16),
-// each threshold from measurements on the H200 (docs/perf-notes.md,
+// each threshold from measurements on the H200 (docs/kernels/softmax.md,
 // tests/cpp/nvidia/bench/axis_variants.cu):
 //   dense rows (inner == 1, axis stride 1 in and out):
 //     L <= P * warp / 2                    -> sub-warp per row, one vector per lane
@@ -400,14 +400,14 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
 // Where the bulk kernel replaces the dense-row kernels.
 enum class BulkUse {
     kNever,
-    kWhereFaster,  // the plan: row lengths where it measured faster (docs/perf-notes.md)
+    kWhereFaster,  // the plan: row lengths where it measured faster (docs/kernels/softmax.md)
     kWherever,     // the ladder's bulk_async step: every row of >= kBulkMinCols columns
 };
 constexpr int64_t kBulkMinCols = 1024;
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 
-// Measured on the H200 (docs/perf-notes.md v5, v6): 16-bit rows from 2048
+// Measured on the H200 (2026-11-29): 16-bit rows from 2048
 // columns (bf16 (8192, 4096) 40.9 us against 46.6 in registers; (2048, 65536)
 // 201 us against 260 for the two-pass kernel); f32 rows longer than the
 // register kernels take (16384 columns): (256, 262144) 154 us against 276 for
@@ -453,12 +453,12 @@ constexpr int64_t kBulkMinSliceBytes = 8 * 1024;
 // kBulkSplitMinSliceBytes .. one buffer allow it.
 constexpr int64_t kBulkSplitChunks = 32;
 // 16 KB rather than 8 KB slices for rows of 256 KB: f32 (2048, 65536) 85 ->
-// 88% of the copy ceiling, bf16 (1024, 131072) 82 -> 85% (docs/perf-notes.md v8).
+// 88% of the copy ceiling, bf16 (1024, 131072) 82 -> 85% (H200, 2026-11-30).
 constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 
 // Split rows whose wave has at least this many row groups claim their rows
-// (kClaim) instead of taking every row_groups-th. H200, docs/perf-notes.md
-// v15: (2048, 65536) 16-bit 82-84 -> 88% of the copy ceiling, f32 88 -> 93%,
+// (kClaim) instead of taking every row_groups-th. H200,
+// 2026-11-30: (2048, 65536) 16-bit 82-84 -> 88% of the copy ceiling, f32 88 -> 93%,
 // (1024, 131072) 16-bit 85-86 -> 87-88%, f32 86-89 -> 91% (16-66 groups);
 // with 2-8 groups level or slower ((256, 2^20) f32, 2 groups: 87 -> 63%): a
 // row then waits for whichever of few blocks per slice claimed it. f32 rows
@@ -494,8 +494,8 @@ int row_register_vecs(int64_t esize, int64_t threads, int64_t slice) {
 // 16-bit rows of 12289-16384 elements fill the register form's 256 threads at
 // 8 vectors a thread. Those blocks (114 registers a thread) run where there
 // are at least this many rows for each of them resident (4.5 waves of two-row
-// blocks); the plain ring's 512 threads otherwise. H200 (docs/perf-notes.md
-// v12), against the ring: (4096, 16384) f16 76.4 -> 70.6 us (84 -> 90% of the
+// blocks); the plain ring's 512 threads otherwise. H200
+// (2026-11-30), against the ring: (4096, 16384) f16 76.4 -> 70.6 us (84 -> 90% of the
 // copy ceiling), (8192, 16384) bf16 146.5 -> 135.3 (87 -> 94%), (2560, 16384)
 // bf16 49.0 -> 46.8, (4096, 16383) bf16 93.1 -> 84.1, (4096, 12289) bf16 80.0
 // -> 73.0; but (2112, 16384) f16 39.0 -> 40.3 (4 waves) and (1024, 16384)
@@ -510,7 +510,7 @@ bool enough_rows_for_wide_registers(int64_t rows, int64_t reg_resident) {
 // vectors a thread its 80 registers leave fewer blocks resident: where the
 // ring's blocks take every row in one wave and the register form's would not,
 // the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form; H200,
-// docs/perf-notes.md v9); rows off 16-byte boundaries (heads) take it wherever
+// 2026-11-30); rows off 16-byte boundaries (heads) take it wherever
 // it fits. At 8, see kWideRowRegisterRowsPerBlock. ring_resident, reg_resident:
 // blocks resident at once.
 bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, bool heads,
@@ -576,7 +576,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // of kBulkSplitMinSliceBytes up to a buffer: smaller slices make smaller blocks
     // and more of them per SM, which hides latency better, while more slices
     // per row would couple more blocks in each row's exchange (measured on the
-    // H200, docs/perf-notes.md v6: f32 (2048, 65536) 66% of the copy ceiling
+    // H200, 2026-11-29: f32 (2048, 65536) 66% of the copy ceiling
     // with 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB).
     // (OPRT_SOFTMAX_BULK_CHUNKS overrides the slice count: a tuning knob.)
     const int64_t split_chunks = env_int("OPRT_SOFTMAX_BULK_CHUNKS", int(kBulkSplitChunks));
@@ -598,7 +598,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // overrides it: a tuning knob). A whole row per block takes more threads:
     // those blocks are large (2 per SM for 32 KB rows), so 4 vectors a thread
     // keep 32 warps on the SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows
-    // measured 0-3% slower with 4, docs/perf-notes.md v7).
+    // measured 0-3% slower with 4; H200, 2026-11-29).
     const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
     // At least 128 threads: rows off boundaries read their ends one per thread (row_end_element).
     int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
@@ -658,7 +658,7 @@ bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t es
 // rows each instead of one wave of blocks that loop over all rows. Blocks that
 // finish and leave let the GPU's block scheduler hand the next rows to the
 // SMs that are ahead; a fixed share per block waits for the slowest SM. H200
-// (docs/perf-notes.md v10): bf16 (8192, 4096) 40.0 -> 36.4 us (79 -> 87% of
+// (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us (79 -> 87% of
 // the copy ceiling), (32768, 4096) 150.5 -> 131.9 us, (4096, 8192) 40.1 -> 37.6;
 // one row a block leaves nothing to overlap with its load (40.4 us), and rows
 // of 4 KB lost with it ((16384, 2048) f16 36.1 -> 45.7 us).

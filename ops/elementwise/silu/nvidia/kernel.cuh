@@ -5,7 +5,7 @@
 // 8 significant bits: there the special-function unit's 2^x, a few instructions
 // instead of ~10, keeps the kernel memory-bound (with expf it was
 // instruction-bound: 77-79% of the copy ceiling and 0.85x torch on the H200,
-// docs/perf-notes.md v4). Every dtype divides by 1 + e in [1, 2], where the
+// 2026-11-29). Every dtype divides by 1 + e in [1, 2], where the
 // fast division (a reciprocal and a multiply) is within 2 ulp: the IEEE
 // division's ~10 instructions kept f32 silu at 0.82-0.96x torch (v5).
 #pragma once

@@ -14,7 +14,7 @@
 // compile by hand:
 //   nvcc -O3 -arch=sm_90 -std=c++17 -I . -I include -o bulk_ring_grids tests/cpp/nvidia/bench/bulk_ring_grids.cu
 //   ./bulk_ring_grids
-// H200 output and what it means: docs/perf-notes.md v10 and v11.
+// H200 output (2026-11-30) and what it means: docs/kernels/softmax.md, step 5.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Timing shared by the hand-run GPU benchmarks of this folder: a CUDA error
 // check that exits, and the time of one launch measured the way the project's
-// harness measures (../shared/PERFORMANCE.md): many launches captured in one
+// harness measures (docs/performance.md): many launches captured in one
 // CUDA graph, the graph replayed several times between CUDA events, the median.
 #pragma once
 
