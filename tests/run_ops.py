@@ -14,7 +14,7 @@ bench: first the copy ceiling of this run, then every BENCH case of tests/cases/
        inputs, GB/s (each input read once, the output written once), % of the copy ceiling,
        speedup = peer time / our time, and the check of what the timed calls wrote.
        GPU times: CUDA-graph replay (columns "ours", "torch"), and CUDA events around
-       back-to-back calls from Python ("loop"). Details: python/operator_runtime_testing/bench.py.
+       back-to-back calls from Python ("loop"). Details: tests/benchlib/bench.py.
 --shape narrows to the cases of those input shapes (sizes joined by x, 2^k allowed; repeat
        the flag or separate shapes by commas); a shape no case has becomes a contiguous case
        (softmax, reduce_sum: the last dim).
@@ -42,9 +42,9 @@ import operator_runtime as ort  # noqa: E402
 from operator_runtime_testing import DTYPES, backends, run_case, run_error_case  # noqa: E402
 from operator_runtime_testing.backends import (  # noqa: E402
     is_not_supported, variant_unavailable, variants_for)
-from operator_runtime_testing.bench import Workbench, measure_ceiling, run_bench  # noqa: E402
+from benchlib.bench import Workbench, measure_ceiling, run_bench  # noqa: E402
 from operator_runtime_testing.cases import BenchCase, case, case_seed  # noqa: E402
-from operator_runtime_testing.report import (  # noqa: E402
+from benchlib.report import (  # noqa: E402
     Table, command_line, environment, fmt_err, fmt_gbps, fmt_time, write_report)
 
 import bench as bench_modules  # noqa: E402  (tests/bench)

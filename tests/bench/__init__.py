@@ -3,7 +3,7 @@ our PreparedOp; PEERS[library](out, *inputs, **params) returns a function comput
 in numpy (CPU) or torch (GPU) that returns its result (on GPUs it also serves, in float64, as
 the reference of the benchmark's check; an optional tolerance64(dtype, inputs64, params)
 replaces the case module's tolerance there). The cases are BENCH in tests/cases/<op>.py;
-python/operator_runtime_testing/bench.py runs them."""
+tests/benchlib/bench.py runs them."""
 
 import importlib
 

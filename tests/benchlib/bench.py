@@ -16,8 +16,8 @@ from typing import Optional
 
 import numpy as np
 
-from . import assertions
-from .arrays import NUMPY_DTYPES
+from operator_runtime_testing import assertions
+from operator_runtime_testing.arrays import NUMPY_DTYPES
 from .timing import Timing, time_cpu, time_gpu
 
 MAX_SETS = 4096  # buffer sets of one case, at most
