@@ -245,13 +245,13 @@ def run_benchmarks(ops, args, target, seed):
     """Prints the copy ceiling and the call overhead, then two rows per case (dram, hot) as it
     completes; returns the number of failed cases (and writes the records asked for)."""
     started = time.perf_counter()
-    peer = "numpy" if target.lib.name == "numpy" else "torch"
     rotate = None if args.rotate_mib is None else int(args.rotate_mib * 2**20)
     wb = Workbench(target, seed, repeats=args.repeats, rotate_bytes=rotate)
     plan = [(op, c, dtype) for op in ops for c in bench_cases(op, case_modules.load(op), args,
                                                               target)
             for dtype in dtypes_for(args, "bench", target.on_gpu)]
     peers = run_peers(ops, args, target)
+    peer = peers[0] if peers else target.lib.name  # the main peer of the summaries
     timing = "CUDA graph replay" if target.on_gpu else "back-to-back calls"
     print(f"bench: {len(plan)} cases; times are medians of {args.repeats} repeats ({timing}); "
           f"conditions: dram = buffer sets cycled up to {wb.rotate_bytes / 2**20:.0f} MiB per "
@@ -270,6 +270,25 @@ def run_benchmarks(ops, args, target, seed):
               flush=True)
     print(flush=True)
 
+    env = cmd = None
+    if args.report or args.json or args.csv:
+        env, cmd = environment(target, ort.library_path()), command_line()
+    outputs = [(args.json, args.csv)]
+    if args.report:
+        outputs.append((f"{args.report}/results.json", f"{args.report}/results.csv"))
+    results, failures = [], []
+
+    def save(quiet=True):
+        """Writes the JSON / CSV records asked for; after every case too, so that a run cut
+        short leaves what it measured."""
+        for json_path, csv_path in outputs:
+            if json_path:
+                write_json(json_path, env=env, command=cmd, seed=seed, ceiling=ceiling,
+                           rotate_bytes=wb.rotate_bytes, results=results, failures=failures,
+                           overhead=overhead, quiet=quiet)
+            if csv_path:
+                write_csv(csv_path, results, ceiling, quiet=quiet)
+
     columns = [("#", 7), ("op", -10), ("case", -20), ("dtype", -5), ("kernel", -26),
                ("cond", -4), ("ours", 10), ("GB/s", 7), ("%ceil", 5)]
     columns += [(name, 10) for name in peers]
@@ -279,7 +298,6 @@ def run_benchmarks(ops, args, target, seed):
     columns += [("sets", 4), ("check", -5)]
     table = Table(columns)
     table.header()
-    results, failures = [], []
     for i, (op, c, dtype) in enumerate(plan, 1):
         module, bench_module = case_modules.load(op), bench_modules.load(op)
         progress = f"{i}/{len(plan)}"
@@ -291,8 +309,10 @@ def run_benchmarks(ops, args, target, seed):
             failures.append((op, c.name, dtype, message))
             table.row(progress, op, c.name, dtype, f"FAIL: {message}")
             wb.release()
+            save()
             continue
         results.append(r)
+        save()
         for cond in ("dram", "hot"):
             t = r.ours[cond]
             gbps = r.nbytes / t.best_s / 1e9
@@ -320,19 +340,7 @@ def run_benchmarks(ops, args, target, seed):
         more = f" and {len(labels) - 3} more" if len(labels) > 3 else ""
         print(f"  {name}: {why}: {', '.join(labels[:3])}{more}", flush=True)
 
-    env = cmd = None
-    if args.report or args.json or args.csv:
-        env, cmd = environment(target, ort.library_path()), command_line()
-    outputs = [(args.json, args.csv)]
-    if args.report:
-        outputs.append((f"{args.report}/results.json", f"{args.report}/results.csv"))
-    for json_path, csv_path in outputs:
-        if json_path:
-            write_json(json_path, env=env, command=cmd, seed=seed, ceiling=ceiling,
-                       rotate_bytes=wb.rotate_bytes, results=results, failures=failures,
-                       overhead=overhead)
-        if csv_path:
-            write_csv(csv_path, results, ceiling)
+    save(quiet=False)
     if args.report:
         note = (f"Each time is the median of {args.repeats} repeats of many back-to-back calls, "
                 f"in two conditions: `dram`, whole passes over the case's buffer sets (column "

@@ -186,7 +186,7 @@ def _timing_record(t, nbytes, ceiling_gbps):
 
 
 def write_json(path, *, env, command, seed, ceiling, rotate_bytes, results, failures,
-               overhead=None):
+               overhead=None, quiet=False):
     """Every figure of the run: per case, per implementation (ours and each peer) and per
     condition (hot: one buffer set replayed; dram: sets cycled through rotate_bytes),
     min / median / max seconds per call over the repeats."""
@@ -220,7 +220,8 @@ def write_json(path, *, env, command, seed, ceiling, rotate_bytes, results, fail
                               for what, sec, note in overhead]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(record, indent=1, default=str) + "\n")
-    print(f"bench: wrote {path}", flush=True)
+    if not quiet:
+        print(f"bench: wrote {path}", flush=True)
 
 
 CSV_COLUMNS = ("op", "case", "dtype", "shapes", "params", "family", "bytes", "sets", "kernel",
@@ -228,7 +229,7 @@ CSV_COLUMNS = ("op", "case", "dtype", "shapes", "params", "family", "bytes", "se
                "pct_ceiling", "status")
 
 
-def write_csv(path, results, ceiling):
+def write_csv(path, results, ceiling, quiet=False):
     """One row per case, implementation and condition (the JSON's figures, flat)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as f:
@@ -246,7 +247,8 @@ def write_csv(path, results, ceiling):
                                                            for x in r.shapes),
                             json.dumps(r.params), r.family, r.nbytes, r.sets, r.kernel or "",
                             name, cond, *figures, status])
-    print(f"bench: wrote {path}", flush=True)
+    if not quiet:
+        print(f"bench: wrote {path}", flush=True)
 
 
 # ---------------------------------------------------------------------------
