@@ -54,7 +54,7 @@ from operator_runtime_testing import DTYPES, backends, run_case, run_error_case 
 from operator_runtime_testing.backends import (  # noqa: E402
     is_not_supported, variant_unavailable, variants_for)
 from benchlib.bench import (  # noqa: E402
-    Workbench, measure_ceiling, measure_overhead, run_bench)
+    MAX_SETS, Workbench, measure_ceiling, measure_overhead, run_bench)
 from operator_runtime_testing.cases import BenchCase, case, case_seed  # noqa: E402
 from benchlib.report import (  # noqa: E402
     Table, best_peer, command_line, environment, fmt_err, fmt_time, peer_cell, write_csv,
@@ -330,6 +330,12 @@ def run_benchmarks(ops, args, target, seed):
     failed = len(failures) + sum(not r.ok for r in results)
     wall = time.perf_counter() - started
     print(f"\nbench: {len(plan)} cases, {failed} failed ({wall:.0f} s)", flush=True)
+    short = [f"{r.op} {r.case} {r.dtype}" for r in results
+             if r.sets > 1 and r.sets * r.nbytes < wb.rotate_bytes]
+    if short:
+        print(f"  dram: {len(short)} cases cycle less than {wb.rotate_bytes / 2**20:.0f} MiB "
+              f"(at most {MAX_SETS} buffer sets): {', '.join(short[:3])}"
+              + (f" and {len(short) - 3} more" if len(short) > 3 else ""), flush=True)
     notes = {}
     for r in results:
         for name, pr in r.peers.items():

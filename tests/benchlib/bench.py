@@ -6,7 +6,8 @@ Every case runs in two conditions:
   hot   one buffer set, the same call replayed: the input is in the cache (GPU: L2) when it
         fits, like a tensor the previous layer just wrote;
   dram  buffer sets cycled until the working set reaches `rotate_bytes` (default 4x the GPU's
-        L2 / the host's last-level cache), so every call reads memory.
+        L2 / the host's last-level cache), so every call reads memory (at most MAX_SETS sets:
+        a case below rotate_bytes / MAX_SETS, launch-bound anyway, cycles less).
 A case at least `rotate_bytes` large has one set in both, and one measurement serves both.
 
 Bytes moved = each input read once + the output written once; GB/s = bytes / time (1e9).
