@@ -212,8 +212,8 @@ def write_json(path, *, env, command, seed, ceiling, rotate_bytes, results, fail
         record["results"].append({
             "op": r.op, "case": r.case, "dtype": r.dtype, "shapes": [list(x) for x in r.shapes],
             "params": r.params, "series": r.series, "family": r.family, "bytes": r.nbytes,
-            "sets": r.sets, "dram_working_set_bytes": r.sets * r.nbytes, "kernel": r.kernel, "check": {"ok": r.ok, "max_err": r.max_err,
-                                                          "message": r.message},
+            "sets": r.sets, "dram_working_set_bytes": r.sets * r.nbytes, "kernel": r.kernel,
+            "check": {"ok": r.ok, "max_err": r.max_err, "message": r.message},
             "implementations": impls})
     if overhead is not None:
         record["overhead"] = [{"what": what, "seconds_per_call": sec, "note": note}
