@@ -5,7 +5,8 @@
 #   bash scripts/gpu/bench_peers.sh quack build softmax     # one call
 #   bash scripts/gpu/bench_peers.sh reduce_sum              # a later call on the same machine
 #
-# Steps, run in the order given, all within DEADLINE seconds (default 570) from the start:
+# Steps, run in the order given, all within DEADLINE seconds (default 570) from the start (the
+# benchmark steps share the time left evenly):
 #   quack       scripts/gpu/install_quack.sh b (needs .whl/quack_b.tar.xz, and step a done in an
 #               earlier call on this machine: see scripts/gpu/fetch_quack_wheels.sh)
 #   build       build-nvidia for this GPU (no test binaries), unless it already has the library
@@ -33,6 +34,10 @@ quack_path() {
         export PYTHONPATH="$QUACK_SITE:$QUACK_SITE/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}"
     fi
 }
+
+is_op() { case "$1" in softmax | reduce_sum | relu | silu | vector_add | copy) return 0 ;; esac; return 1; }
+ops_left=0
+for step in "$@"; do is_op "$step" && ops_left=$((ops_left + 1)); done
 
 status=0
 quack_path
@@ -64,8 +69,10 @@ for step in "$@"; do
         ;;
     softmax | reduce_sum | relu | silu | vector_add | copy)
         mkdir -p "$OUT_DIR/$step"
+        share=$(( $(left) / ops_left ))
+        ops_left=$((ops_left - 1))
         # shellcheck disable=SC2086
-        CAMP_BUILD_DIR=$BUILD_DIR timeout "$(left)" python3 "$ROOT/tests/run_ops.py" \
+        CAMP_BUILD_DIR=$BUILD_DIR timeout "$share" python3 "$ROOT/tests/run_ops.py" \
             --op "$step" --backend nvidia --mode bench --dtype "$DTYPES" \
             --report "$OUT_DIR/$step" ${RUN_OPS_ARGS:-} 2>&1 | tee "$OUT_DIR/$step/bench.log" \
             | grep -v '^ \{20,\}hot' | cut -c1-200

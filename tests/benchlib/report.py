@@ -218,8 +218,11 @@ def write_json(path, *, env, command, seed, ceiling, rotate_bytes, results, fail
     if overhead is not None:
         record["overhead"] = [{"what": what, "seconds_per_call": sec, "note": note}
                               for what, sec, note in overhead]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(json.dumps(record, indent=1, default=str) + "\n")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")  # replaced whole: a run killed mid-write keeps
+    tmp.write_text(json.dumps(record, indent=1, default=str) + "\n")  # the last record
+    tmp.replace(path)
     if not quiet:
         print(f"bench: wrote {path}", flush=True)
 
@@ -231,8 +234,10 @@ CSV_COLUMNS = ("op", "case", "dtype", "shapes", "params", "family", "bytes", "se
 
 def write_csv(path, results, ceiling, quiet=False):
     """One row per case, implementation and condition (the JSON's figures, flat)."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as f:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(CSV_COLUMNS)
         for r in results:
@@ -247,6 +252,7 @@ def write_csv(path, results, ceiling, quiet=False):
                                                            for x in r.shapes),
                             json.dumps(r.params), r.family, r.nbytes, r.sets, r.kernel or "",
                             name, cond, *figures, status])
+    tmp.replace(path)
     if not quiet:
         print(f"bench: wrote {path}", flush=True)
 
