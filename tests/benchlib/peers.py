@@ -30,9 +30,13 @@ def _need(module):
         raise NotAvailable(why)
 
 
+_compiled = {}  # one torch.compile wrapper per peer for the case being run
+
+
 def start_case():
     """Called before each case's peers are made: torch.compile starts afresh, so every shape
     is compiled static (no recompile limit reached, no dynamic-shape kernels)."""
+    _compiled.clear()
     if _import_problem("torch") is None:
         import torch
 
@@ -65,12 +69,17 @@ def compiled(build):
 
         import torch
 
-        fn = build(torch)
+        # One wrapper for all the buffer sets of a case: a new torch.compile wrapper would
+        # compile again (its backend is another object), up to the recompile limit.
+        key = (id(factory), tuple(sorted(params.items())))
+        if key not in _compiled:
+            fn = build(torch)
 
-        def body(out, *inputs):
-            out.copy_(fn(*inputs, **params))
+            def body(out, *inputs):
+                out.copy_(fn(*inputs, **params))
 
-        run = torch.compile(body, dynamic=False)
+            _compiled[key] = torch.compile(body, dynamic=False)
+        run = _compiled[key]
         return lambda: run(out, *inputs)
 
     return factory
