@@ -365,11 +365,12 @@ def run_benchmarks(ops, args, target, seed):
                      "softmax (`quack`), each where importable and able to take the case. ")
         else:
             note += "CPU: wall time (perf_counter) around the calls. "
-        note += (f"The peers run in the same process on the same inputs, each writing its own "
-                 f"output buffers. GB/s = (each input read once + the output written once) / "
-                 f"time; `% ceiling` is of the copy ceiling below; speedups are peer time / our "
-                 f"time. `check`: the outputs the timed calls wrote (ours: first and last buffer "
-                 f"set; each peer: the first) against a float64 reference.")
+        note += ("The peers run in the same process on the same inputs and write output "
+                 "buffers of their own, one per buffer set, as ours does. GB/s = (each input "
+                 "read once + the output written once) / time; `% ceiling` is of the copy "
+                 "ceiling below; speedups are peer time / our time. `check`: the outputs the "
+                 "timed calls wrote (ours: first and last buffer set; each peer: the first) "
+                 "against a float64 reference.")
         write_report(args.report, env, cmd, ceiling, results, failures, peer=peer, seed=seed,
                      wall_s=wall, timing_note=note)
     return failed
