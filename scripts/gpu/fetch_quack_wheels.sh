@@ -46,9 +46,10 @@ done
 
 wheel_of() {  # the downloaded wheel of a name==version spec
     local name=${1%%==*} version=${1#*==}
-    local found
+    local found pattern
+    pattern="$(echo "$name" | tr '-' '_')-${version}-*.whl"
     # shellcheck disable=SC2206
-    found=( $WHL/$(echo "$name" | tr '-' '_')-${version}-*.whl )
+    found=( $WHL/$pattern )
     [ -f "${found[0]}" ] || { echo "fetch_quack_wheels: no wheel for $1 in $WHL" >&2; exit 1; }
     echo "${found[0]}"
 }
