@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-for path in (REPO / "python", REPO / "tests"):  # the package and tests/cases without installing
+for path in (REPO / "python", REPO / "tests"):  # the package (or the test oracle alone, beside an installed package) and tests/cases
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 

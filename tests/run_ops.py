@@ -4,28 +4,39 @@
   python3 tests/run_ops.py --op softmax --backend cpu --mode test
   python3 tests/run_ops.py --op all --backend nvidia --mode bench --report docs/perf
   python3 tests/run_ops.py --op softmax --mode bench --dtype bf16 --shape 8192x4096,4096x16384
+  python3 tests/run_ops.py --op reduce_sum --mode bench --shape 16384x16384 --dim 0 --peers none
 
 test:  every case of tests/cases/<op>.py in every --dtype (default all three): PASS/FAIL
        with the largest error against the float64 reference; then the api-error cases.
-bench: first the copy ceiling of this run, then every BENCH case of tests/cases/<op>.py
-       (the GPU set on GPUs, a smaller one on the CPU; --set picks) in every --dtype (default:
-       all three on GPUs, f32 on the CPU): the kernel our plan picked, our prepared op and the
-       peer (torch on GPUs, numpy on the CPU) timed the same way in this process on the same
-       inputs, GB/s (each input read once, the output written once), % of the copy ceiling,
-       speedup = peer time / our time, and the check of what the timed calls wrote.
-       GPU times: CUDA-graph replay (columns "ours", "torch"), and CUDA events around
-       back-to-back calls from Python ("loop"). Details: python/operator_runtime_testing/bench.py.
+bench: first the copy ceiling of this run and the call overhead of a tiny op (relu on 8
+       elements: one-shot, prepared, the C operand check alone, the peers), then every BENCH
+       case of tests/cases/<op>.py (the GPU set on GPUs, a smaller one on the CPU; --set picks)
+       in every --dtype (default: all three on GPUs, f32 on the CPU): the kernel our plan
+       picked, our prepared op and the peers timed the same way in this process on the same
+       inputs: numpy on the CPU; on GPUs torch eager, torch.compile, a one-row-per-program
+       Triton kernel and QuACK where the op has them (tests/bench/<op>.py), "n/a" with the
+       reason where one is not importable or does not take the case. Two rows per case, two
+       conditions: dram (buffer sets cycled through --rotate-mib, default 4x the GPU's L2 /
+       the host's last-level cache) and hot (one set replayed: a tensor the previous layer just
+       wrote). GB/s (each input read once, the output written once), % of the copy ceiling,
+       best peer = the fastest peer's time / ours, and the check of what the timed calls wrote
+       (ours and each peer). GPU times: CUDA-graph replay of everyone's calls; "ours loop":
+       CUDA events around back-to-back calls from Python. Details: tests/benchlib/bench.py.
 --shape narrows to the cases of those input shapes (sizes joined by x, 2^k allowed; repeat
        the flag or separate shapes by commas); a shape no case has becomes a contiguous case
-       (softmax, reduce_sum: the last dim).
+       (softmax, reduce_sum: over --dim, default the last; reduce_sum --dim all: every element).
+--peers NAMES: the peers to run (comma-separated, e.g. torch,triton; "none": ours alone).
 --variant NAME|all: run the kernel variant NAME (operator_runtime.variants(op, backend)), or
        every one ("all": in test mode "auto", the plan's choice, and the ladder, never
        "student", which runs only by name; in bench mode the backend's list as it is).
        Default: the plan's choice. In bench mode it prints the ladder: per case, one row per
        variant (plain to fastest) with time, GB/s, % of the copy ceiling and the gain over the
-       step before, then the peer (torch / numpy) for reference. A variant that cannot run
-       a layout is reported as SKIP with the reason.
---report DIR (bench) writes DIR/report.md and DIR/roofline.png.
+       step before, then the main peer (torch / numpy) for reference. A variant that cannot
+       run a layout is reported as SKIP with the reason.
+--json PATH / --csv PATH (bench) write every figure: min / median / max per case,
+       implementation and condition.
+--report DIR (bench) writes DIR/report.md, DIR/bandwidth.png, DIR/results.json and
+       DIR/results.csv.
 The exit status is non-zero when any case fails (a wrong result, or an error).
 """
 
@@ -42,15 +53,18 @@ import operator_runtime as ort  # noqa: E402
 from operator_runtime_testing import DTYPES, backends, run_case, run_error_case  # noqa: E402
 from operator_runtime_testing.backends import (  # noqa: E402
     is_not_supported, variant_unavailable, variants_for)
-from operator_runtime_testing.bench import Workbench, measure_ceiling, run_bench  # noqa: E402
+from benchlib.bench import (  # noqa: E402
+    MAX_SETS, Workbench, measure_ceiling, measure_overhead, run_bench)
 from operator_runtime_testing.cases import BenchCase, case, case_seed  # noqa: E402
-from operator_runtime_testing.report import (  # noqa: E402
-    Table, command_line, environment, fmt_err, fmt_gbps, fmt_time, write_report)
+from benchlib.report import (  # noqa: E402
+    Table, best_peer, command_line, environment, fmt_err, fmt_time, peer_cell, write_csv,
+    write_json, write_report)
 
 import bench as bench_modules  # noqa: E402  (tests/bench)
 import cases as case_modules  # noqa: E402  (tests/cases)
 
 NUM_INPUTS = {"vector_add": 2}
+PEER_NAMES = ("numpy", "torch", "compile", "triton", "quack")
 
 
 def parse_shape(text):
@@ -77,8 +91,19 @@ def parse_args():
     p.add_argument("--seed", type=int, default=None, help="base seed (default: fresh, printed)")
     p.add_argument("--set", default="auto", choices=("auto", "gpu", "cpu"),
                    help="bench: which benchmark set (default: gpu on GPUs, cpu on the CPU)")
+    p.add_argument("--dim", default=None,
+                   help="the dim of --shape cases (softmax, reduce_sum; default -1; reduce_sum: "
+                        "'all' reduces every element)")
+    p.add_argument("--peers", default=None,
+                   help="bench: the peers to run, comma-separated from numpy, torch, compile, "
+                        "triton, quack, or 'none' (default: every one the op has)")
+    p.add_argument("--json", metavar="PATH", default=None,
+                   help="bench: write every figure (min/median/max per case, implementation "
+                        "and condition) as JSON")
+    p.add_argument("--csv", metavar="PATH", default=None, help="bench: the same as CSV")
     p.add_argument("--report", metavar="DIR", default=None,
-                   help="bench: write DIR/report.md and DIR/roofline.png")
+                   help="bench: write DIR/report.md, DIR/bandwidth.png, DIR/results.json and "
+                        "DIR/results.csv")
     p.add_argument("--repeats", type=int, default=5, help="bench: timed repeats (the median)")
     p.add_argument("--rotate-mib", type=float, default=None,
                    help="bench: cycle buffer sets until a case's working set is this large "
@@ -96,8 +121,21 @@ def parse_args():
                 except ValueError:
                     p.error(f"--shape {item!r}: expected sizes joined by 'x', e.g. 4096x4096")
         args.shape = list(dict.fromkeys(shapes))
-    if args.report and args.mode == "test":
-        p.error("--report needs --mode bench (or all)")
+    if args.dim is not None and args.dim != "all":
+        try:
+            args.dim = int(args.dim)
+        except ValueError:
+            p.error(f"--dim {args.dim!r}: an integer, or all")
+    if args.dim is not None and not args.shape:
+        p.error("--dim applies to --shape cases: give --shape too")
+    if args.peers is not None:
+        args.peers = () if args.peers == "none" else tuple(filter(None, args.peers.split(",")))
+        unknown = set(args.peers) - set(PEER_NAMES)
+        if unknown:
+            p.error(f"--peers {','.join(sorted(unknown))}: choose from {', '.join(PEER_NAMES)}")
+    for flag in ("report", "json", "csv"):
+        if getattr(args, flag) and args.mode == "test":
+            p.error(f"--{flag} needs --mode bench (or all)")
     if args.report and args.variant:
         p.error("--report records the plan's choice: leave out --variant")
     return args
@@ -109,9 +147,11 @@ def dtypes_for(args, mode, on_gpu=False):
     return list(DTYPES) if mode == "test" or on_gpu else ["f32"]
 
 
-def shape_params(op):
-    """The params of a --shape case: the last dim for the ops that take one."""
-    return {"dim": -1} if "dim" in case_modules.load(op).OP.inplace_params else {}
+def shape_params(op, dim=None):
+    """The params of a --shape case: --dim (default the last) for the ops that take one."""
+    if "dim" not in case_modules.load(op).OP.inplace_params:
+        return {}
+    return {"dim": -1 if dim is None else (None if dim == "all" else dim)}
 
 
 def run_tests(ops, args, target, seed):
@@ -126,7 +166,7 @@ def run_tests(ops, args, target, seed):
         cases = module.CASES
         if args.shape:
             cases = [case("x".join(map(str, s)), *(s,) * NUM_INPUTS.get(op, 1),
-                          params=shape_params(op)) for s in args.shape]
+                          params=shape_params(op, args.dim)) for s in args.shape]
         variants = variants_for(target, op, args.variant) if args.variant else ["auto"]
         for c in cases:
             for dtype in dtypes_for(args, "test"):
@@ -179,83 +219,160 @@ def bench_cases(op, module, args, target):
                      if c.name not in {k.name for k in cases}]
     picked = []
     for shape in args.shape:
-        match = [c for c in known if tuple(c.inputs[0]) == shape]
-        picked += match or [BenchCase("x".join(map(str, shape)), (shape,) * NUM_INPUTS.get(op, 1),
-                                      shape_params(op),
-                                      "reduce_sum last axis" if op == "reduce_sum" else "")]
+        params = shape_params(op, args.dim)
+        match = [c for c in known if tuple(c.inputs[0]) == shape
+                 and (args.dim is None or c.params.get("dim", -1) == params.get("dim"))]
+        name = "x".join(map(str, shape)) + (f" dim={args.dim}" if args.dim is not None else "")
+        series = ""
+        if op == "reduce_sum":
+            series = {None: "reduce_sum all", 0: "reduce_sum first axis"}.get(
+                params["dim"], "reduce_sum last axis")
+        picked += match or [BenchCase(name, (shape,) * NUM_INPUTS.get(op, 1), params, series)]
     return picked
 
 
+def run_peers(ops, args, target):
+    """The peer columns of this run: the main peer, then the GPU peers of the ops run."""
+    lib = target.lib.name
+    names = [lib]
+    if lib == "torch":
+        for op in ops:
+            names += [n for n in getattr(bench_modules.load(op), "GPU_PEERS", {}) if n not in names]
+    return [n for n in names if args.peers is None or n in args.peers]
+
+
 def run_benchmarks(ops, args, target, seed):
-    """Prints the copy ceiling, then one row per case as it completes; returns the number of
-    failed cases (and writes the report with --report)."""
+    """Prints the copy ceiling and the call overhead, then two rows per case (dram, hot) as it
+    completes; returns the number of failed cases (and writes the records asked for)."""
     started = time.perf_counter()
-    peer = "numpy" if target.lib.name == "numpy" else "torch"
     rotate = None if args.rotate_mib is None else int(args.rotate_mib * 2**20)
     wb = Workbench(target, seed, repeats=args.repeats, rotate_bytes=rotate)
     plan = [(op, c, dtype) for op in ops for c in bench_cases(op, case_modules.load(op), args,
                                                               target)
             for dtype in dtypes_for(args, "bench", target.on_gpu)]
+    peers = run_peers(ops, args, target)
+    peer = peers[0] if peers else target.lib.name  # the main peer of the summaries
     timing = "CUDA graph replay" if target.on_gpu else "back-to-back calls"
     print(f"bench: {len(plan)} cases; times are medians of {args.repeats} repeats ({timing}); "
-          f"buffer sets cycled up to {wb.rotate_bytes / 2**20:.0f} MiB per case", flush=True)
+          f"conditions: dram = buffer sets cycled up to {wb.rotate_bytes / 2**20:.0f} MiB per "
+          f"case, hot = one set replayed; peers: {', '.join(peers) or 'none'}", flush=True)
 
     ceiling = measure_ceiling(wb, bench_modules.load("copy"), case_seed(seed, "ceiling"))
     print(f"copy ceiling ({ceiling.nbytes / 2**30:g} GiB read + written, float32): ours "
           f"{fmt_time(ceiling.ours.best_s)} = {ceiling.ours_gbps:.0f} GB/s, {ceiling.peer_name} "
           f"{fmt_time(ceiling.peer.best_s)} = {ceiling.peer_gbps:.0f} GB/s -> ceiling "
           f"{ceiling.gbps:.0f} GB/s ({ceiling.source})\n", flush=True)
+    overhead = measure_overhead(wb)
+    print("call overhead, relu on 8 float32 elements (host time per call, back-to-back calls"
+          + (", synchronized at the end" if target.on_gpu else "") + "):", flush=True)
+    for what, seconds, note in overhead:
+        print(f"  {what:<44} {fmt_time(seconds):>10}" + (f"  ({note})" if note else ""),
+              flush=True)
+    print(flush=True)
+
+    env = cmd = None
+    if args.report or args.json or args.csv:
+        env, cmd = environment(target, ort.library_path()), command_line()
+    outputs = [(args.json, args.csv)]
+    if args.report:
+        outputs.append((f"{args.report}/results.json", f"{args.report}/results.csv"))
+    results, failures = [], []
+
+    def save(quiet=True):
+        """Writes the JSON / CSV records asked for; after every case too, so that a run cut
+        short leaves what it measured."""
+        for json_path, csv_path in outputs:
+            if json_path:
+                write_json(json_path, env=env, command=cmd, seed=seed, ceiling=ceiling,
+                           rotate_bytes=wb.rotate_bytes, results=results, failures=failures,
+                           overhead=overhead, quiet=quiet)
+            if csv_path:
+                write_csv(csv_path, results, ceiling, quiet=quiet)
 
     columns = [("#", 7), ("op", -10), ("case", -20), ("dtype", -5), ("kernel", -26),
-               ("ours", 10), ("GB/s", 7), ("%ceil", 5), (peer, 10), ("GB/s", 7), ("speedup", 7)]
+               ("cond", -4), ("ours", 10), ("GB/s", 7), ("%ceil", 5)]
+    columns += [(name, 10) for name in peers]
+    columns += [("best peer", -14)]
     if target.on_gpu:
-        columns += [("ours loop", 10), (f"{peer} loop", 10)]
+        columns += [("ours loop", 10)]
     columns += [("sets", 4), ("check", -5)]
     table = Table(columns)
     table.header()
-    results, failures = [], []
     for i, (op, c, dtype) in enumerate(plan, 1):
         module, bench_module = case_modules.load(op), bench_modules.load(op)
         progress = f"{i}/{len(plan)}"
         try:
-            r = run_bench(module.OP, bench_module, c, dtype, wb, case_seed(seed, op, c.name, dtype))
+            r = run_bench(module.OP, bench_module, c, dtype, wb, case_seed(seed, op, c.name, dtype),
+                          peer_names=args.peers)
         except Exception as exc:  # noqa: BLE001 (reported as this case's failure)
             message = f"{type(exc).__name__}: {exc}"
             failures.append((op, c.name, dtype, message))
             table.row(progress, op, c.name, dtype, f"FAIL: {message}")
             wb.release()
+            save()
             continue
         results.append(r)
-        gbps = r.nbytes / r.ours_s / 1e9
-        cells = [progress, op, c.name, dtype, r.kernel or "-", fmt_time(r.ours_s),
-                 f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%", fmt_time(r.peer_s),
-                 fmt_gbps(r.nbytes, r.peer_s), f"{r.speedup:.2f}x"]
-        if target.on_gpu:
-            cells += [fmt_time(r.ours.loop_s), fmt_time(r.peer.loop_s)]
-        cells += [r.sets, "ok" if r.ok else f"FAIL ({r.message})"]
-        table.row(*cells)
+        save()
+        for cond in ("dram", "hot"):
+            t = r.ours[cond]
+            gbps = r.nbytes / t.best_s / 1e9
+            first = cond == "dram"
+            cells = ([progress, op, c.name, dtype, r.kernel or "-"] if first else [""] * 5)
+            cells += [cond, fmt_time(t.best_s), f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%"]
+            cells += [peer_cell(r, name, cond) for name in peers]
+            name, sec = best_peer(r, cond)
+            cells.append(f"{sec / t.best_s:.2f}x {name}" if name else "-")
+            if target.on_gpu:
+                cells.append(fmt_time(t.loop_s))
+            cells += [r.sets if first else 1,
+                      ("ok" if r.ok else f"FAIL ({r.message})") if first else ""]
+            table.row(*cells)
     failed = len(failures) + sum(not r.ok for r in results)
     wall = time.perf_counter() - started
     print(f"\nbench: {len(plan)} cases, {failed} failed ({wall:.0f} s)", flush=True)
+    short = [f"{r.op} {r.case} {r.dtype}" for r in results
+             if r.sets > 1 and r.sets * r.nbytes < wb.rotate_bytes]
+    if short:
+        print(f"  dram: {len(short)} cases cycle less than {wb.rotate_bytes / 2**20:.0f} MiB "
+              f"(at most {MAX_SETS} buffer sets): {', '.join(short[:3])}"
+              + (f" and {len(short) - 3} more" if len(short) > 3 else ""), flush=True)
+    notes = {}
+    for r in results:
+        for name, pr in r.peers.items():
+            if pr.why or not pr.ok:
+                key = (name, pr.why or f"FAIL: {pr.message}")
+                notes.setdefault(key, []).append(f"{r.op} {r.case} {r.dtype}")
+    for (name, why), labels in notes.items():
+        more = f" and {len(labels) - 3} more" if len(labels) > 3 else ""
+        print(f"  {name}: {why}: {', '.join(labels[:3])}{more}", flush=True)
+
+    save(quiet=False)
     if args.report:
-        note = (f"Each time is the median of {args.repeats} repeats of many back-to-back calls "
-                f"(whole passes over the case's buffer sets, column `sets`: cases moving less "
-                f"than {wb.rotate_bytes / 2**20:.0f} MiB cycle that many input/output sets, each "
-                f"with its own prepared op, so the working set exceeds the caches). ")
+        note = (f"Each time is the median of {args.repeats} repeats of many back-to-back calls, "
+                f"in two conditions: `dram`, whole passes over the case's buffer sets (column "
+                f"`sets`: cases moving less than {wb.rotate_bytes / 2**20:.0f} MiB cycle that many "
+                f"input/output sets, each with its own prepared op, so the working set exceeds "
+                f"the caches), and `hot`, one set replayed (its input in the cache when it fits, "
+                f"as a tensor the previous layer just wrote; a case with one set has one "
+                f"measurement for both). ")
         if target.on_gpu:
-            note += ("GPU: `ours` and `torch` are CUDA-graph replays of the calls, timed with CUDA "
-                     "events (the kernels' own time); the `loop` columns are CUDA events around "
-                     "the same calls made back to back from Python (adds each call's Python and "
-                     "launch cost). ")
+            note += ("GPU: every implementation's calls are captured in a CUDA graph and the "
+                     "replay is timed with CUDA events (the kernels' own time); `ours loop` is "
+                     "CUDA events around the same calls made back to back from Python (adds each "
+                     "call's Python and launch cost). The peers: torch eager (`torch`), "
+                     "torch.compile with inductor, static shapes (`compile`), a one-row-per-"
+                     "program Triton kernel with the whole row in registers (`triton`), QuACK's "
+                     "softmax (`quack`), each where importable and able to take the case. ")
         else:
             note += "CPU: wall time (perf_counter) around the calls. "
-        note += (f"{peer} runs in the same process on the same inputs. GB/s = (each input read "
-                 f"once + the output written once) / time; `% ceiling` is of the copy ceiling "
-                 f"below; speedup = {peer} time / our time. `check`: the outputs the timed calls "
-                 f"wrote (first and last buffer set) against a float64 reference.")
-        write_report(args.report, environment(target, ort.library_path()), command_line(),
-                     ceiling, results, failures, peer=peer, seed=seed, wall_s=wall,
-                     timing_note=note)
+        note += ("The peers run in the same process on the same inputs and write output "
+                 "buffers of their own, one per buffer set, as ours does. GB/s = (each input "
+                 "read once + the output written once) / time; `% ceiling` is of the copy "
+                 "ceiling below; speedups are peer time / our time. `check`: the outputs the "
+                 "timed calls wrote (ours: first and last buffer set; each peer: the first) "
+                 "against a float64 reference.")
+        write_report(args.report, env, cmd, ceiling, results, failures, peer=peer, seed=seed,
+                     wall_s=wall, timing_note=note)
     return failed
 
 
@@ -291,7 +408,8 @@ def run_ladders(ops, args, target, seed):
                             raise ort.OperatorRuntimeError(why)
                         r = run_bench(module.OP, bench_module, c, dtype, wb, s,
                                       variant=None if variant == "auto" else variant,
-                                      time_peer=variant == variants[-1])
+                                      peer_names=(target.lib.name,)
+                                      if variant == variants[-1] else ())
                     except Exception as exc:  # noqa: BLE001 (reported in its row)
                         wb.release()
                         skip = is_not_supported(exc)
@@ -307,7 +425,7 @@ def run_ladders(ops, args, target, seed):
                     table.row(op, c.name, dtype, variant, r.kernel or "-", fmt_time(r.ours_s),
                               f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%", gain,
                               "ok" if r.ok else f"FAIL ({r.message})")
-                if last is not None and last.peer is not None:
+                if last is not None and last.peer_s is not None:
                     gbps = last.nbytes / last.peer_s / 1e9
                     table.row(op, c.name, dtype, f"({peer})", "-", fmt_time(last.peer_s),
                               f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%",

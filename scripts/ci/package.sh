@@ -5,8 +5,9 @@
 #   1. a fresh virtual environment (python3 -m venv)
 #   2. pip install .[test]          (scikit-build-core drives the CMake build)
 #   3. the installed package: imported from site-packages, its own libcamp_ops.so
-#   4. pytest against the installed package: tests/ copied out of the source
-#      tree, CAMP_BUILD_DIR and PYTHONPATH unset, CAMP_EXPECT_INSTALLED=1
+#   4. pytest against the installed package: tests/ and the test oracle
+#      (python/operator_runtime_testing) copied out of the source tree,
+#      CAMP_BUILD_DIR and PYTHONPATH unset, CAMP_EXPECT_INSTALLED=1
 #   5. pip install -e .             (the editable install loads the same way)
 #   6. cmake --install of a fresh build into a fresh prefix
 #   7. examples/cpp built against that prefix with find_package, and run
@@ -93,7 +94,11 @@ assert "site-packages" in package.parts, f"not an installed package: {package}"
 assert library.parent == package, f"the library is not the packaged one: {library}"
 assert ort.library_version() == ort.__version__, "oprt_version() and __version__ differ"
 assert ort.__version__ == source_version, f"CMakeLists.txt says {source_version}"
-import operator_runtime_testing  # noqa: F401  (the test suite needs it installed too)
+try:  # the test oracle stays in the source tree: the wheel carries only what users import
+    import operator_runtime_testing  # noqa: F401
+    raise AssertionError(f"the wheel installed operator_runtime_testing: {operator_runtime_testing.__file__}")
+except ModuleNotFoundError:
+    pass
 EOF
 )
 
@@ -101,6 +106,10 @@ header "pytest against the installed package (tests copied to $WORK/suite)"
 rm -rf "$WORK/suite"
 mkdir -p "$WORK/suite"
 cp -r "$REPO_ROOT/tests" "$WORK/suite/tests"
+# The test oracle travels with the tests (tests/conftest.py puts suite/python on the path); the
+# package itself comes from the installation only.
+mkdir -p "$WORK/suite/python"
+cp -r "$REPO_ROOT/python/operator_runtime_testing" "$WORK/suite/python/"
 # The tests of the checkout's own tools (camp.py exercise/new-op, the commands in the docs,
 # scripts/perf/ncu_hotspots.py)
 # need the source tree, not the package: they run in the plain suite.

@@ -2,8 +2,10 @@
 our PreparedOp; PEERS[library](out, *inputs, **params) returns a function computing the same
 in numpy (CPU) or torch (GPU) that returns its result (on GPUs it also serves, in float64, as
 the reference of the benchmark's check; an optional tolerance64(dtype, inputs64, params)
-replaces the case module's tolerance there). The cases are BENCH in tests/cases/<op>.py;
-python/operator_runtime_testing/bench.py runs them."""
+replaces the case module's tolerance there). GPU_PEERS (optional): more GPU peers by name
+(torch.compile, Triton, QuACK: tests/benchlib/peers.py), each run where it is importable and takes
+the case, "n/a" with the reason elsewhere. The cases are BENCH in tests/cases/<op>.py;
+tests/benchlib/bench.py runs them."""
 
 import importlib
 

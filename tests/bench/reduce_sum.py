@@ -3,6 +3,7 @@
 import numpy as np
 
 import operator_runtime as ort
+from benchlib import peers
 from operator_runtime_testing import assertions
 
 
@@ -14,16 +15,15 @@ def prepare(out, src, backend, dim=-1, variant=None):
 
 
 def _numpy(out, src, dim=-1):
-    if dim is None:
-        return lambda: np.asarray(src.sum())
-    return lambda: np.sum(src, axis=dim, out=out)
+    return lambda: np.sum(src, axis=dim, out=out)  # dim None: every element, into a 0-d out
 
 
 def _torch(out, src, dim=-1):
     import torch
 
     if dim is None:
-        return lambda: torch.sum(src)
+        flat = src.reshape(-1)
+        return lambda: torch.sum(flat, dim=0, out=out)
     return lambda: torch.sum(src, dim=dim, out=out)
 
 
@@ -43,3 +43,11 @@ def tolerance64(dtype, inputs, params):
     else:
         axis_len, l2 = src.shape[dim], torch.sqrt(squares.sum(dim=dim))
     return assertions.reduction(dtype, max(axis_len, 1), l2)
+
+
+GPU_PEERS = {
+    "compile": peers.compiled(lambda torch: lambda src, dim=-1: (
+        torch.sum(src) if dim is None else torch.sum(src, dim))),
+    "triton": peers.triton_sum_rows,
+    "quack": peers.quack_none("sum reduction"),
+}

@@ -3,6 +3,7 @@
 import numpy as np
 
 import operator_runtime as ort
+from benchlib import peers
 
 
 def prepare(out, src, backend, negative_slope=0.0, variant=None):
@@ -29,3 +30,10 @@ def _torch(out, src, negative_slope=0.0):
 
 
 PEERS = {"numpy": _numpy, "torch": _torch}
+
+
+GPU_PEERS = {
+    "compile": peers.compiled(lambda torch: lambda src, negative_slope=0.0: (
+        torch.nn.functional.leaky_relu(src, negative_slope) if negative_slope
+        else torch.relu(src))),
+}

@@ -4,6 +4,7 @@
 import numpy as np
 
 import operator_runtime as ort
+from benchlib import peers
 
 
 def prepare(out, src, backend, variant=None):
@@ -30,3 +31,6 @@ def _torch(out, src):
 
 
 PEERS = {"numpy": _numpy, "torch": _torch}
+
+
+GPU_PEERS = {"compile": peers.compiled(lambda torch: torch.nn.functional.silu)}

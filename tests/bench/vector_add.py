@@ -3,6 +3,7 @@
 import numpy as np
 
 import operator_runtime as ort
+from benchlib import peers
 
 
 def prepare(out, a, b, backend, variant=None):
@@ -20,3 +21,6 @@ def _torch(out, a, b):
 
 
 PEERS = {"numpy": _numpy, "torch": _torch}
+
+
+GPU_PEERS = {"compile": peers.compiled(lambda torch: lambda a, b: a + b)}

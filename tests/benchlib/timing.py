@@ -29,11 +29,20 @@ class Timing:
     graph_s: Optional[float]  # GPU: median seconds per call in a CUDA graph replay
     iters: int  # calls per repeat
     repeats: int
+    samples: tuple = ()  # seconds per call of each repeat of the benchmark's figure
 
     @property
     def best_s(self):
         """The benchmark's figure: graph replay where there is one, else the loop."""
         return self.graph_s if self.graph_s is not None else self.loop_s
+
+    @property
+    def min_s(self):
+        return min(self.samples) if self.samples else self.best_s
+
+    @property
+    def max_s(self):
+        return max(self.samples) if self.samples else self.best_s
 
 
 def _sequence(fns, iters):
@@ -71,7 +80,7 @@ def time_cpu(fns, target_s=0.02, repeats=5, budget_s=3.0):
         for fn in seq:
             fn()
         times.append((time.perf_counter() - t0) / iters)
-    return Timing(statistics.median(times), None, iters, repeats)
+    return Timing(statistics.median(times), None, iters, repeats, tuple(times))
 
 
 def time_gpu(fns, target_s=0.01, repeats=5, graph=True):
@@ -102,9 +111,10 @@ def time_gpu(fns, target_s=0.01, repeats=5, graph=True):
     per_call = events(run_all(fns)) / len(fns)
     iters = _iters_for(fns, per_call, target_s, max(MAX_GRAPH_CALLS, len(fns)))
     seq = _sequence(fns, iters)
-    loop = statistics.median(events(run_all(seq)) / iters for _ in range(repeats))
+    loops = [events(run_all(seq)) / iters for _ in range(repeats)]
+    loop = statistics.median(loops)
     if not graph:
-        return Timing(loop, None, iters, repeats)
+        return Timing(loop, None, iters, repeats, tuple(loops))
 
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):  # makes a side stream current: every fn enqueues onto it
@@ -113,7 +123,7 @@ def time_gpu(fns, target_s=0.01, repeats=5, graph=True):
     try:
         g.replay()  # warm-up replay
         torch.cuda.synchronize()
-        replay = statistics.median(events(g.replay) / iters for _ in range(repeats))
+        replays = [events(g.replay) / iters for _ in range(repeats)]
     finally:
         del g
-    return Timing(loop, replay, iters, repeats)
+    return Timing(loop, statistics.median(replays), iters, repeats, tuple(replays))
