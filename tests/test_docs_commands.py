@@ -83,7 +83,8 @@ def test_doc_command_runs(doc, line):
 def ladder_names():
     """Variant names of every ladder in the sources ({"name", &plan_...} entries)."""
     names = {"all", "auto", "student"}
-    for src in list((REPO / "ops").rglob("*.cu")) + list((REPO / "runtime").rglob("*.cuh")):
+    for src in (list((REPO / "ops").rglob("*.cu")) + list((REPO / "ops").rglob("*/cpu/*.cc"))
+                + list((REPO / "runtime").rglob("*.cuh"))):
         names |= set(re.findall(r'\{"(\w+)", &', src.read_text()))
     return names
 
