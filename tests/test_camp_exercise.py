@@ -99,3 +99,50 @@ def test_nvidia_scaffold_compiles(op, body, tmp_path):
                         "--expt-relaxed-constexpr", "-Xcompiler=-Wall,-Wextra,-Werror"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def fake_build(path, nvidia):
+    path.mkdir(parents=True)
+    (path / "libcamp_ops.so").write_text("")
+    (path / "CMakeCache.txt").write_text(f"CAMP_ENABLE_NVIDIA:BOOL={'ON' if nvidia else 'OFF'}\n")
+    return path / "libcamp_ops.so"
+
+
+def test_the_exercise_builds_the_library_python_loads(tmp_path, monkeypatch):
+    from argparse import Namespace
+
+    from camp_tools import exercise
+
+    monkeypatch.delenv("CAMP_BUILD_DIR", raising=False)
+    monkeypatch.setattr(exercise, "REPO", tmp_path)
+    args = Namespace(build_dir=None, student_dir=None, op="softmax", backend=None)
+    # No library yet: build-<backend>.
+    monkeypatch.setattr(exercise, "loaded_library", lambda: None)
+    assert exercise.build_dir(args, "cpu") == tmp_path / "build-cpu"
+    assert exercise.build_dir(args, "nvidia") == tmp_path / "build-nvidia"
+    # Python loads build-nvidia: a CPU exercise goes there too, not into build-cpu.
+    cpu, nvidia = fake_build(tmp_path / "build-cpu", False), fake_build(tmp_path / "build-nvidia", True)
+    monkeypatch.setattr(exercise, "loaded_library", lambda: nvidia)
+    assert exercise.build_dir(args, "cpu") == tmp_path / "build-nvidia"
+    assert exercise.check_build_dir(args, "cpu", tmp_path / "build-nvidia") is None
+    # Python loads a CPU-only build: an NVIDIA exercise makes build-nvidia (loaded first then).
+    monkeypatch.setattr(exercise, "loaded_library", lambda: cpu)
+    assert exercise.build_dir(args, "cpu") == tmp_path / "build-cpu"
+    assert exercise.build_dir(args, "nvidia") == tmp_path / "build-nvidia"
+    # CAMP_BUILD_DIR naming a CPU-only build: an NVIDIA exercise is refused with the way out.
+    monkeypatch.setenv("CAMP_BUILD_DIR", str(tmp_path / "build-cpu"))
+    why = exercise.check_build_dir(args, "nvidia", exercise.build_dir(args, "nvidia"))
+    assert "without the NVIDIA backend" in why and "--backend cpu" in why, why
+    # reset also rebuilds the other builds that compiled this student dir in.
+    student = (tmp_path / "student").resolve()
+    with open(tmp_path / "build-cpu" / "CMakeCache.txt", "a") as f:
+        f.write(f"CAMP_STUDENT_DIR:PATH={student}\n")
+    assert exercise.stale_build_dirs(args, (tmp_path / "build-nvidia").resolve()) == [
+        (tmp_path / "build-cpu").resolve()]
+
+
+def test_without_gpu_tools_the_machine_backend_is_cpu(monkeypatch):
+    from camp_tools import exercise
+
+    monkeypatch.setattr(exercise.shutil, "which", lambda name: None)
+    assert exercise.machine_backend() == "cpu"

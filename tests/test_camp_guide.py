@@ -35,9 +35,10 @@ def guide_blocks():
              if line.strip() and not line.lstrip().startswith("#")] for block in blocks]
 
 
-def guide_body():
-    """The CPU body the guide offers to a stuck learner (its ```cpp block)."""
-    (body,) = re.findall(r"```cpp\n(.*?)```", GUIDE.read_text(), re.S)
+def guide_body(backend="cpu"):
+    """The body the guide offers to a stuck learner (its ```cpp block; ```cuda on a GPU)."""
+    fence = "cpp" if backend == "cpu" else "cuda"
+    (body,) = re.findall(rf"```{fence}\n(.*?)```", GUIDE.read_text(), re.S)
     return body
 
 
@@ -60,8 +61,10 @@ def run(command, cwd, env):
     return r.stdout + r.stderr
 
 
-def test_the_guide_body_is_the_tested_solution():
-    assert guide_body() == scaffolds.correct_body("softmax", "cpu")
+@pytest.mark.parametrize("backend", ["cpu", "nvidia"])
+def test_the_guide_body_is_the_tested_solution(backend):
+    # test_camp_exercise.py checks (cpu) and compiles (nvidia) the same bodies
+    assert guide_body(backend) == scaffolds.correct_body("softmax", backend)
 
 
 def test_the_guide_starts_from_the_readme_setup():
