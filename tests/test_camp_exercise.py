@@ -129,6 +129,14 @@ def test_the_exercise_builds_the_library_python_loads(tmp_path, monkeypatch):
     monkeypatch.setattr(exercise, "loaded_library", lambda: cpu)
     assert exercise.build_dir(args, "cpu") == tmp_path / "build-cpu"
     assert exercise.build_dir(args, "nvidia") == tmp_path / "build-nvidia"
+    assert exercise.check_build_dir(args, "nvidia", tmp_path / "build-nvidia") is None
+    # Python loads an installed library: building here would change nothing it sees.
+    installed = fake_build(tmp_path / "site" / "operator_runtime", False)
+    (installed.parent / "CMakeCache.txt").unlink()
+    monkeypatch.setattr(exercise, "loaded_library", lambda: installed)
+    why = exercise.check_build_dir(args, "cpu", exercise.build_dir(args, "cpu"))
+    assert "pip uninstall" in why, why
+    monkeypatch.setattr(exercise, "loaded_library", lambda: cpu)
     # CAMP_BUILD_DIR naming a CPU-only build: an NVIDIA exercise is refused with the way out.
     monkeypatch.setenv("CAMP_BUILD_DIR", str(tmp_path / "build-cpu"))
     why = exercise.check_build_dir(args, "nvidia", exercise.build_dir(args, "nvidia"))

@@ -107,11 +107,16 @@ def check_build_dir(args, backend, bdir):
     """None when Python will load bdir's library and it can hold `backend`; else the reason."""
     lib = loaded_library()
     env = os.environ.get("CAMP_BUILD_DIR")
+    if (bdir / "libcamp_ops.so").is_file() and not (bdir / "CMakeCache.txt").is_file():
+        return (f"{bdir} holds a libcamp_ops.so but is no CMake build folder (an installed "
+                f"library?); point CAMP_BUILD_DIR (or --build-dir) at a build folder, e.g. "
+                f"{REPO / 'build-cpu'}")
     if backend == "nvidia" and (bdir / "CMakeCache.txt").is_file() and not has_nvidia(bdir):
         return (f"{bdir} is a build without the NVIDIA backend; an NVIDIA exercise needs an "
                 f"NVIDIA build: unset CAMP_BUILD_DIR (then build-nvidia is used), or use "
                 f"--backend cpu")
-    if args.build_dir is None and lib is not None and lib.parent.resolve() != bdir and env is None:
+    ours = [(REPO / d).resolve() for d in ("build-nvidia", "build-metax", "build-cpu")]
+    if args.build_dir is None and env is None and lib is not None and lib.parent.resolve() not in ours:
         return (f"Python loads {lib}, which is no build folder of this checkout (an installed "
                 f"package?); `pip uninstall operator-runtime`, or set CAMP_BUILD_DIR to the "
                 f"build folder to use, or pass --build-dir")
