@@ -1,8 +1,9 @@
 """docs/camp.md's 10-minute path, run as printed by a learner without a GPU, in a fresh copy
 of the repository's tracked files (no build folders, no student/).
 
-The environment is the learner's: no PYTHONPATH, CAMP_BUILD_DIR or BUILD_DIR, and no nvcc or
-nvidia-smi on PATH (so `camp.py exercise` picks the CPU, as on a machine without a GPU). The
+The environment is the learner's: no PYTHONPATH, CAMP_BUILD_DIR or BUILD_DIR, and no GPU (an
+nvidia-smi that finds none comes first on PATH, so `camp.py exercise` picks the CPU as on a
+machine without a GPU, even on a GPU host). The
 README's setup command is stood in for by its build step alone (`build_cpu.sh build`, without
 the GoogleTest suite; the full quickstart also checks and times every operator). Then every
 command of the blocks marked `<!-- camp-guide -->` runs in order and must exit 0, with the
@@ -42,13 +43,15 @@ def guide_body(backend="cpu"):
     return body
 
 
-def learner_env():
+def learner_env(tools):
     env = {k: v for k, v in os.environ.items()
            if k not in ("CAMP_BUILD_DIR", "BUILD_DIR", "PYTHONPATH", "CAMP_FORCE_RECONFIGURE")}
-    # No GPU tools: the learner's machine has none.
-    path = [d for d in env.get("PATH", "").split(os.pathsep)
-            if d and not any(Path(d, t).exists() for t in ("nvcc", "nvidia-smi"))]
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent)] + path)
+    # No GPU: an nvidia-smi first on PATH that finds none (the real one may sit in /usr/bin).
+    tools.mkdir()
+    smi = tools / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 'No devices were found (test_camp_guide.py)' >&2\nexit 6\n")
+    smi.chmod(0o755)
+    env["PATH"] = os.pathsep.join([str(tools), str(Path(sys.executable).parent), env.get("PATH", "")])
     env["JOBS"] = env.get("JOBS", "2")
     return env
 
@@ -82,7 +85,7 @@ def test_the_guide_as_printed(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
     tracked_copy(root)
-    env = learner_env()
+    env = learner_env(tmp_path / "bin")
     run("cmake -S . -B build-cpu -DCMAKE_BUILD_TYPE=Release -DCAMP_BUILD_TESTS=OFF "
         "-DCAMP_ENABLE_NVIDIA=OFF -DCAMP_ENABLE_METAX=OFF > /dev/null && "
         "bash scripts/build_cpu.sh build > /dev/null", root, env)
