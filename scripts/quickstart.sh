@@ -14,3 +14,5 @@ fi
 bash "$REPO_ROOT/scripts/build_$variant.sh" build
 export CAMP_BUILD_DIR="${CAMP_BUILD_DIR:-$REPO_ROOT/build-$variant}"
 "$PYTHON" "$REPO_ROOT/tests/run_ops.py" --op all --backend auto --mode all
+echo
+echo "Next: write your first kernel, docs/camp.md (python3 scripts/camp.py exercise softmax)"

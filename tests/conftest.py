@@ -8,8 +8,8 @@ live); default: the current device. --seed repeats a run's random data; by defau
 fresh seed is drawn and printed in the header.
 --variant NAME|all: the kernel variant(s) the shared cases (test_cases.py) run on. "all"
 (the default) is "auto" (the plan's choice) plus every step of the target backend's kernel
-ladder (operator_runtime.variants(op, backend)): the whole ladder on GPU backends, "auto"
-alone on the CPU (it has no ladder, so CPU runs cost nothing more). "student", an exercise's
+ladder (operator_runtime.variants(op, backend)): the whole ladder on GPU backends and, on the
+CPU, the ladders of softmax and reduce_sum (ops/<op>/cpu/ladder.cc); "auto" alone elsewhere. "student", an exercise's
 variant (scripts/camp.py exercise), runs only when named: --variant student. A variant
 that cannot run a case's layout (OPRT_ERR_NOT_SUPPORTED) skips it with the reason; its
 support of the plain dense case is checked by test_variants.py.

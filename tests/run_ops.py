@@ -42,6 +42,7 @@ The exit status is non-zero when any case fails (a wrong result, or an error).
 
 import argparse
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -65,6 +66,37 @@ import cases as case_modules  # noqa: E402  (tests/cases)
 
 NUM_INPUTS = {"vector_add": 2}
 PEER_NAMES = ("numpy", "torch", "compile", "triton", "quack")
+
+
+def step_notes(op, backend, variants):
+    """What each ladder step changes, from the head comment of ops/<op>/<backend>/ladder.*
+    (lines `//   name  idea`, continued by deeper-indented lines); steps not found there
+    are left out."""
+    head = []
+    for f in sorted((REPO / "ops" / op / backend).glob("ladder.*")):
+        head = [ln for ln in f.read_text().splitlines() if ln.startswith("//")]
+    notes, name = {}, None
+    for line in head:
+        m = re.match(r"//   (\w+)\s{2,}(.*)", line)
+        if m and m.group(1) in variants:
+            name, notes[m.group(1)] = m.group(1), m.group(2)
+        elif name and re.match(r"//\s{6,}\S", line):
+            notes[name] += " " + line[2:].strip()
+        else:
+            name = None
+    return [f"  {v:<12} {notes[v]}" for v in variants if v in notes]
+
+
+def footnotes(placeholder_ops, over_ceiling, peer):
+    """The table's notes: peers that compute placeholder math, and %ceil above 100%."""
+    for op in sorted(placeholder_ops):
+        print(f"* {op}: the {peer} peer is the generator's placeholder (tests/bench/{op}.py, "
+              f"PLACEHOLDER_PEER): it computes other math, so its speedup compares nothing yet")
+    if over_ceiling:
+        print("%ceil above 100%: that case's buffers stay in the caches between calls (a GPU's L2, "
+              "a CPU's caches), which "
+              "serve them faster than the memory the copy ceiling is measured on (a cache figure, "
+              "not memory bandwidth)")
 
 
 def parse_shape(text):
@@ -298,6 +330,7 @@ def run_benchmarks(ops, args, target, seed):
     columns += [("sets", 4), ("check", -5)]
     table = Table(columns)
     table.header()
+    placeholder_ops, over_ceiling = set(), False
     for i, (op, c, dtype) in enumerate(plan, 1):
         module, bench_module = case_modules.load(op), bench_modules.load(op)
         progress = f"{i}/{len(plan)}"
@@ -313,6 +346,9 @@ def run_benchmarks(ops, args, target, seed):
             continue
         results.append(r)
         save()
+        mark = "*" if getattr(bench_module, "PLACEHOLDER_PEER", False) else ""
+        placeholder_ops |= {op} if mark else set()
+        over_ceiling |= r.nbytes / r.ours_s / 1e9 > ceiling.gbps
         for cond in ("dram", "hot"):
             t = r.ours[cond]
             gbps = r.nbytes / t.best_s / 1e9
@@ -321,7 +357,7 @@ def run_benchmarks(ops, args, target, seed):
             cells += [cond, fmt_time(t.best_s), f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%"]
             cells += [peer_cell(r, name, cond) for name in peers]
             name, sec = best_peer(r, cond)
-            cells.append(f"{sec / t.best_s:.2f}x {name}" if name else "-")
+            cells.append(f"{sec / t.best_s:.2f}x{mark} {name}" if name else "-")
             if target.on_gpu:
                 cells.append(fmt_time(t.loop_s))
             cells += [r.sets if first else 1,
@@ -329,6 +365,7 @@ def run_benchmarks(ops, args, target, seed):
             table.row(*cells)
     failed = len(failures) + sum(not r.ok for r in results)
     wall = time.perf_counter() - started
+    footnotes(placeholder_ops, over_ceiling, peer)
     print(f"\nbench: {len(plan)} cases, {failed} failed ({wall:.0f} s)", flush=True)
     short = [f"{r.op} {r.case} {r.dtype}" for r in results
              if r.sets > 1 and r.sets * r.nbytes < wb.rotate_bytes]
@@ -389,8 +426,13 @@ def run_ladders(ops, args, target, seed):
           f"\n", flush=True)
     table = Table([("op", -10), ("case", -20), ("dtype", -5), ("variant", -18), ("kernel", -26),
                    ("time", 10), ("GB/s", 7), ("%ceil", 5), ("gain", 7), ("check", -5)])
+    for op in ops if args.variant == "all" else ():
+        notes = step_notes(op, target.resolved, ort.variants(op, target.resolved))
+        if notes:
+            print(f"{op}: the ladder's steps on {target.resolved}, each row's gain is over the row "
+                  f"above", *notes, sep="\n", end="\n\n", flush=True)
     table.header()
-    failed = 0
+    failed, placeholder_ops, over_ceiling = 0, set(), False
     for op in ops:
         module, bench_module = case_modules.load(op), bench_modules.load(op)
         if args.variant == "all":  # the backend's list as it is: "student" first when built
@@ -418,6 +460,7 @@ def run_ladders(ops, args, target, seed):
                                   ("SKIP: " if skip else "FAIL: ") + f"{type(exc).__name__}: {exc}")
                         continue
                     gbps = r.nbytes / r.ours_s / 1e9
+                    over_ceiling |= gbps > ceiling.gbps
                     gain = f"{before / r.ours_s:.2f}x" if before else "-"
                     before = r.ours_s
                     last = r
@@ -427,9 +470,12 @@ def run_ladders(ops, args, target, seed):
                               "ok" if r.ok else f"FAIL ({r.message})")
                 if last is not None and last.peer_s is not None:
                     gbps = last.nbytes / last.peer_s / 1e9
-                    table.row(op, c.name, dtype, f"({peer})", "-", fmt_time(last.peer_s),
+                    mark = "*" if getattr(bench_module, "PLACEHOLDER_PEER", False) else ""
+                    placeholder_ops |= {op} if mark else set()
+                    table.row(op, c.name, dtype, f"({peer}{mark})", "-", fmt_time(last.peer_s),
                               f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%",
                               f"{last.peer_s / last.ours_s:.2f}x" if last.ours_s else "-", "")
+    footnotes(placeholder_ops, over_ceiling, peer)
     print(f"\nbench ladders: {failed} failed ({time.perf_counter() - started:.0f} s); gain: the "
           f"step before's time / this step's (the peer row: {peer}'s time / the last step's)",
           flush=True)

@@ -25,6 +25,11 @@ from camp_tools import scaffolds  # noqa: E402
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 
 
+# The CPU variant lists without an exercise: softmax's ladder (ops/softmax/cpu/ladder.cc),
+# the plan's choice alone for the elementwise operators.
+LADDERS = {"softmax": ["three_pass", "online", "vectorized", "auto"], "vector_add": ["auto"]}
+
+
 def camp(command, op, student_dir, *extra):
     r = subprocess.run([sys.executable, str(REPO / "scripts" / "camp.py"), command, op,
                         "--backend", "cpu", "--student-dir", str(student_dir),
@@ -50,7 +55,8 @@ def test_exercise_check_reset(op, tmp_path):
     assert code == 0, out
     assert path.is_file()
     assert scaffolds.BEGIN in path.read_text()
-    assert listed_variants(op) == ["student", "auto"]
+    ladder = LADDERS[op]
+    assert listed_variants(op) == ["student", *ladder]
     # A second exercise keeps the learner's file.
     code, out = camp("exercise", op, student, "--no-build")
     assert code == 1 and "exists" in out, out
@@ -76,7 +82,7 @@ def test_exercise_check_reset(op, tmp_path):
     code, out = camp("reset", op, student)
     assert code == 0, out
     assert not path.exists()
-    assert listed_variants(op) == ["auto"]
+    assert listed_variants(op) == ladder
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
@@ -93,3 +99,58 @@ def test_nvidia_scaffold_compiles(op, body, tmp_path):
                         "--expt-relaxed-constexpr", "-Xcompiler=-Wall,-Wextra,-Werror"],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def fake_build(path, nvidia):
+    path.mkdir(parents=True)
+    (path / "libcamp_ops.so").write_text("")
+    (path / "CMakeCache.txt").write_text(f"CAMP_ENABLE_NVIDIA:BOOL={'ON' if nvidia else 'OFF'}\n")
+    return path / "libcamp_ops.so"
+
+
+def test_the_exercise_builds_the_library_python_loads(tmp_path, monkeypatch):
+    from argparse import Namespace
+
+    from camp_tools import exercise
+
+    monkeypatch.delenv("CAMP_BUILD_DIR", raising=False)
+    monkeypatch.setattr(exercise, "REPO", tmp_path)
+    args = Namespace(build_dir=None, student_dir=None, op="softmax", backend=None)
+    # No library yet: build-<backend>.
+    monkeypatch.setattr(exercise, "loaded_library", lambda: None)
+    assert exercise.build_dir(args, "cpu") == tmp_path / "build-cpu"
+    assert exercise.build_dir(args, "nvidia") == tmp_path / "build-nvidia"
+    # Python loads build-nvidia: a CPU exercise goes there too, not into build-cpu.
+    cpu, nvidia = fake_build(tmp_path / "build-cpu", False), fake_build(tmp_path / "build-nvidia", True)
+    monkeypatch.setattr(exercise, "loaded_library", lambda: nvidia)
+    assert exercise.build_dir(args, "cpu") == tmp_path / "build-nvidia"
+    assert exercise.check_build_dir(args, "cpu", tmp_path / "build-nvidia") is None
+    # Python loads a CPU-only build: an NVIDIA exercise makes build-nvidia (loaded first then).
+    monkeypatch.setattr(exercise, "loaded_library", lambda: cpu)
+    assert exercise.build_dir(args, "cpu") == tmp_path / "build-cpu"
+    assert exercise.build_dir(args, "nvidia") == tmp_path / "build-nvidia"
+    assert exercise.check_build_dir(args, "nvidia", tmp_path / "build-nvidia") is None
+    # Python loads an installed library: building here would change nothing it sees.
+    installed = fake_build(tmp_path / "site" / "operator_runtime", False)
+    (installed.parent / "CMakeCache.txt").unlink()
+    monkeypatch.setattr(exercise, "loaded_library", lambda: installed)
+    why = exercise.check_build_dir(args, "cpu", exercise.build_dir(args, "cpu"))
+    assert "pip uninstall" in why, why
+    monkeypatch.setattr(exercise, "loaded_library", lambda: cpu)
+    # CAMP_BUILD_DIR naming a CPU-only build: an NVIDIA exercise is refused with the way out.
+    monkeypatch.setenv("CAMP_BUILD_DIR", str(tmp_path / "build-cpu"))
+    why = exercise.check_build_dir(args, "nvidia", exercise.build_dir(args, "nvidia"))
+    assert "without the NVIDIA backend" in why and "--backend cpu" in why, why
+    # reset also rebuilds the other builds that compiled this student dir in.
+    student = (tmp_path / "student").resolve()
+    with open(tmp_path / "build-cpu" / "CMakeCache.txt", "a") as f:
+        f.write(f"CAMP_STUDENT_DIR:PATH={student}\n")
+    assert exercise.stale_build_dirs(args, (tmp_path / "build-nvidia").resolve()) == [
+        (tmp_path / "build-cpu").resolve()]
+
+
+def test_without_gpu_tools_the_machine_backend_is_cpu(monkeypatch):
+    from camp_tools import exercise
+
+    monkeypatch.setattr(exercise.shutil, "which", lambda name: None)
+    assert exercise.machine_backend() == "cpu"

@@ -1,7 +1,9 @@
-"""The commands shown in README.md and docs/kernels/*.md, checked so the guides cannot rot.
+"""The commands shown in README.md, docs/camp.md and docs/kernels/*.md, checked so the guides
+cannot rot (docs/camp.md's path also runs for real in a fresh copy: test_camp_guide.py).
 
 - Blocks marked `<!-- doc-test -->` before a ```bash block run as they are, against the CPU
-  build (CAMP_BUILD_DIR, else build-cpu/): each line must exit 0.
+  build (CAMP_BUILD_DIR, else build-cpu/): each line must exit 0. README.md's run without
+  PYTHONPATH, as a reader's shell has none.
 - Every other command line of a ```bash block that calls tests/run_ops.py, scripts/camp.py,
   pytest or scripts/*.sh (GPU commands included, marked `<!-- doc-test: parse -->` or not) is
   parsed with the real argument parsers: run_ops's and camp.py's argparse, pytest's
@@ -20,7 +22,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS = [REPO / "README.md", *sorted((REPO / "docs" / "kernels").glob("*.md"))]
+DOCS = [REPO / "README.md", REPO / "docs" / "camp.md", *sorted((REPO / "docs" / "kernels").glob("*.md"))]
 BLOCK = re.compile(r"(<!-- doc-test(?:: parse)? -->\s*)?```bash\n(.*?)```", re.S)
 CHECKED = ("python3 tests/run_ops.py", "python3 scripts/camp.py", "python scripts/camp.py",
            "python3 -m pytest", "bash scripts/")
@@ -57,8 +59,10 @@ def build_dir():
     return d if (d / "libcamp_ops.so").exists() else None
 
 
-def env():
-    e = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+def env(doc=None):
+    e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if doc is None or doc.startswith("docs/kernels/"):  # their `python3 -c` lines lack PYTHONPATH=python
+        e["PYTHONPATH"] = str(REPO / "python")
     if build_dir():
         e["CAMP_BUILD_DIR"] = str(build_dir())
     return e
@@ -73,7 +77,7 @@ def test_the_guides_have_marked_commands():
 def test_doc_command_runs(doc, line):
     if build_dir() is None:
         pytest.skip("no CPU build (bash scripts/build_cpu.sh build)")
-    r = subprocess.run(["bash", "-c", line], cwd=REPO, env=env(), capture_output=True,
+    r = subprocess.run(["bash", "-c", line], cwd=REPO, env=env(doc), capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, f"{doc}: `{line}` failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
 
@@ -83,7 +87,8 @@ def test_doc_command_runs(doc, line):
 def ladder_names():
     """Variant names of every ladder in the sources ({"name", &plan_...} entries)."""
     names = {"all", "auto", "student"}
-    for src in list((REPO / "ops").rglob("*.cu")) + list((REPO / "runtime").rglob("*.cuh")):
+    for src in (list((REPO / "ops").rglob("*.cu")) + list((REPO / "ops").rglob("*/cpu/*.cc"))
+                + list((REPO / "runtime").rglob("*.cuh"))):
         names |= set(re.findall(r'\{"(\w+)", &', src.read_text()))
     return names
 

@@ -10,7 +10,7 @@ namespace {
 using namespace oprt;
 
 const BackendTable<AxisPlan> kBackends = {
-    {&reduce_sum::cpu::run, &reduce_sum::cpu::plan},
+    {&reduce_sum::cpu::run, &reduce_sum::cpu::plan, &reduce_sum::cpu::ladder},
     {OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::run), OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::plan), OPRT_NVIDIA_ENTRY(reduce_sum::nvidia::ladder)},
     {OPRT_METAX_ENTRY(reduce_sum::metax::run), OPRT_METAX_ENTRY(reduce_sum::metax::plan), OPRT_METAX_ENTRY(reduce_sum::metax::ladder)},
 };

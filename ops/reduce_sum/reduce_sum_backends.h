@@ -8,6 +8,7 @@ namespace oprt::reduce_sum {
 namespace cpu {
 oprt_status_t plan(AxisPlan &plan);  // names the kernel
 oprt_status_t run(const AxisPlan &plan, const ExecArgs &args);
+extern const VariantList<AxisPlan> ladder;  // plain to fastest (cpu/ladder.cc); last: "auto"
 }  // namespace cpu
 namespace nvidia {
 oprt_status_t plan(AxisPlan &plan);

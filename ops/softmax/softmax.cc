@@ -10,7 +10,7 @@ namespace {
 using namespace oprt;
 
 const BackendTable<AxisPlan> kBackends = {
-    {&softmax::cpu::run, &softmax::cpu::plan},
+    {&softmax::cpu::run, &softmax::cpu::plan, &softmax::cpu::ladder},
     {OPRT_NVIDIA_ENTRY(softmax::nvidia::run), OPRT_NVIDIA_ENTRY(softmax::nvidia::plan), OPRT_NVIDIA_ENTRY(softmax::nvidia::ladder)},
     {OPRT_METAX_ENTRY(softmax::metax::run), OPRT_METAX_ENTRY(softmax::metax::plan), OPRT_METAX_ENTRY(softmax::metax::ladder)},
 };

@@ -120,7 +120,7 @@ def variant_unavailable(target, op, variant):
     names = ort.variants(op, target.resolved)
     if variant in names:
         return None
-    hint = " (build one with `python scripts/camp.py exercise " + op + "`)" if variant == "student" else ""
+    hint = " (build one with `python3 scripts/camp.py exercise " + op + "`)" if variant == "student" else ""
     return f"{op} has no variant {variant!r} on {target.resolved} (has: {', '.join(names)}){hint}"
 
 

@@ -54,6 +54,7 @@ struct BackendEntry {
     BackendFn<Plan> execute;
     PlanFn<Plan> plan;
     // nullptr: the backend has no ladder; it lists one variant, "auto" (its plan's choice).
+    // A ladder whose top step is named "auto" (the CPU ladders) lists it last.
     const VariantList<Plan> *ladder = nullptr;
 };
 

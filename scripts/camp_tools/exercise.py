@@ -8,13 +8,21 @@ check OP     builds, then runs OP's correctness cases (tests/cases/OP.py, every
              wrong element (index, expected, got). Exit status 0 only on PASS.
 reset OP     removes the file and rebuilds (the variant disappears).
 
-The student dir defaults to <repo>/student (git-ignored; CMake's CAMP_STUDENT_DIR);
-the build dir to <repo>/build-cpu or <repo>/build-nvidia. --student-dir and
---build-dir move both (the project's own test uses a temporary student dir).
+Which backend: --backend, else for exercise the one this machine can run (nvidia when
+nvcc exists and a GPU is visible, else cpu), for check and reset the one with an exercise
+file. Which library: the one Python loads in this checkout (operator_runtime's own search:
+$CAMP_BUILD_DIR, else the first of build-nvidia, build-metax, build-cpu that holds
+libcamp_ops.so), so that run_ops.py, pytest and `import operator_runtime` see the student
+variant; a CPU exercise is compiled into any of them (every build has the CPU backend). An
+NVIDIA exercise needs an NVIDIA build: build-nvidia (made when missing). With no library
+yet: build-<backend>. The student dir defaults to <repo>/student (git-ignored; CMake's
+CAMP_STUDENT_DIR). --student-dir and --build-dir override both (the project's own test
+uses a temporary student dir).
 """
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,14 +40,16 @@ def register(sub):
             ("reset", cmd_reset, "remove the student variant of OP and rebuild")):
         p = sub.add_parser(name, help=text, description=text)
         p.add_argument("op", choices=sorted(scaffolds.OPS))
-        p.add_argument("--backend", default="nvidia" if name != "check" else None,
-                       choices=("cpu", "nvidia"),
-                       help="the backend of the variant (exercise/reset default: nvidia; check: "
-                            "the one whose student file exists, nvidia first)")
+        p.add_argument("--backend", default=None, choices=("cpu", "nvidia"),
+                       help="the backend of the variant (default for exercise: nvidia when nvcc "
+                            "and a GPU are here, else cpu; for check and reset: the one with an "
+                            "exercise file)")
         p.add_argument("--student-dir", type=Path, default=None,
                        help="where student/<backend>/ files go (default: <repo>/student)")
         p.add_argument("--build-dir", type=Path, default=None,
-                       help="the build folder (default: <repo>/build-<backend>)")
+                       help="the build folder (default: the one whose library Python loads: "
+                            "$CAMP_BUILD_DIR, else the first built of build-nvidia, build-metax, "
+                            "build-cpu; else build-<backend>)")
         if name == "exercise":
             p.add_argument("--force", action="store_true", help="overwrite an existing exercise")
         if name != "check":
@@ -57,13 +67,69 @@ def student_file(args, backend):
     return student_dir(args) / backend / f"{args.op}_student{SUFFIX[backend]}"
 
 
+def machine_backend():
+    """nvidia when nvcc exists and a GPU is visible (as scripts/quickstart.sh decides), else cpu."""
+    if shutil.which("nvcc") and shutil.which("nvidia-smi"):
+        r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
+        if r.returncode == 0 and "GPU" in r.stdout:
+            return "nvidia"
+    return "cpu"
+
+
+def loaded_library():
+    """The libcamp_ops.so that `import operator_runtime` loads in this checkout (None: none yet)."""
+    if str(REPO / "python") not in sys.path:
+        sys.path.insert(0, str(REPO / "python"))
+    from operator_runtime import _lib
+
+    return next((p for p in _lib._search_paths(None) if p.is_file()), None)
+
+
+def has_nvidia(bdir):
+    cache = bdir / "CMakeCache.txt"
+    return cache.is_file() and re.search(r"^CAMP_ENABLE_NVIDIA:BOOL=ON$", cache.read_text(), re.M)
+
+
 def build_dir(args, backend):
-    return (args.build_dir or REPO / f"build-{backend}").resolve()
+    """The build folder of the library Python loads (see the module's docstring)."""
+    if args.build_dir:
+        return args.build_dir.resolve()
+    lib = loaded_library()
+    if lib is not None and (lib.parent / "CMakeCache.txt").is_file():
+        if backend == "cpu" or has_nvidia(lib.parent):
+            return lib.parent.resolve()
+    if os.environ.get("CAMP_BUILD_DIR"):
+        return Path(os.environ["CAMP_BUILD_DIR"]).expanduser().resolve()
+    return (REPO / f"build-{backend}").resolve()
+
+
+def check_build_dir(args, backend, bdir):
+    """None when Python will load bdir's library and it can hold `backend`; else the reason."""
+    lib = loaded_library()
+    env = os.environ.get("CAMP_BUILD_DIR")
+    if (bdir / "libcamp_ops.so").is_file() and not (bdir / "CMakeCache.txt").is_file():
+        return (f"{bdir} holds a libcamp_ops.so but is no CMake build folder (an installed "
+                f"library?); point CAMP_BUILD_DIR (or --build-dir) at a build folder, e.g. "
+                f"{REPO / 'build-cpu'}")
+    if backend == "nvidia" and (bdir / "CMakeCache.txt").is_file() and not has_nvidia(bdir):
+        return (f"{bdir} is a build without the NVIDIA backend; an NVIDIA exercise needs an "
+                f"NVIDIA build: unset CAMP_BUILD_DIR (then build-nvidia is used), or use "
+                f"--backend cpu")
+    ours = [(REPO / d).resolve() for d in ("build-nvidia", "build-metax", "build-cpu")]
+    if args.build_dir is None and env is None and lib is not None and lib.parent.resolve() not in ours:
+        return (f"Python loads {lib}, which is no build folder of this checkout (an installed "
+                f"package?); `pip uninstall operator-runtime`, or set CAMP_BUILD_DIR to the "
+                f"build folder to use, or pass --build-dir")
+    return None
 
 
 def build(args, backend):
     """Configures (when needed) and compiles libcamp_ops.so with the student dir in effect."""
     bdir, sdir = build_dir(args, backend), student_dir(args)
+    problem = check_build_dir(args, backend, bdir)
+    if problem:
+        print(f"camp: {problem}", file=sys.stderr)
+        return 2
     env = dict(os.environ, BUILD_DIR=str(bdir))
     cache = bdir / "CMakeCache.txt"
     if not cache.is_file():
@@ -75,19 +141,26 @@ def build(args, backend):
         subprocess.run(["cmake", "-S", str(REPO), "-B", str(bdir), f"-DCAMP_STUDENT_DIR={sdir}"],
                        check=True, stdout=subprocess.DEVNULL)
     jobs = os.environ.get("JOBS", str(os.cpu_count() or 2))
-    print(f"camp: building {bdir}/libcamp_ops.so", flush=True)
+    print(f"camp: building {bdir}/libcamp_ops.so (the library Python loads in this checkout)",
+          flush=True)
     r = subprocess.run(["cmake", "--build", str(bdir), "--target", "camp_ops", "-j", jobs])
     if r.returncode != 0:
         print(f"camp: the build failed (compiler errors above; the exercise file is "
-              f"{student_file(args, backend)})", file=sys.stderr)
+              f"{student_file(args, backend)}); fix it, then run `python3 scripts/camp.py check "
+              f"{args.op}`", file=sys.stderr)
     return r.returncode
 
 
 def cmd_exercise(args):
+    if args.backend is None:
+        args.backend = machine_backend()
+        print(f"camp: backend {args.backend} (what this machine runs; --backend cpu|nvidia "
+              f"chooses)")
     path = student_file(args, args.backend)
     if path.exists() and not args.force:
-        print(f"camp: {path} exists (your work); --force overwrites it, `camp.py reset "
-              f"{args.op} --backend {args.backend}` removes it", file=sys.stderr)
+        print(f"camp: {path} exists (your work); `python3 scripts/camp.py check {args.op}` "
+              f"tests it, --force overwrites it, `python3 scripts/camp.py reset {args.op}` "
+              f"removes it", file=sys.stderr)
         return 1
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(scaffolds.render(args.op, args.backend))
@@ -97,27 +170,66 @@ def cmd_exercise(args):
     status = build(args, args.backend)
     if status == 0:
         print(f"\nNext: write the kernel body between the TODO marks in\n  {path}\nthen run\n"
-              f"  python scripts/camp.py check {args.op} --backend {args.backend}")
+              f"  python3 scripts/camp.py check {args.op}")
     return status
 
 
+def exercise_backend(args):
+    """--backend, else the backend with an exercise file of the op (both: this machine's)."""
+    if args.backend:
+        return args.backend
+    found = [b for b in ("cpu", "nvidia") if student_file(args, b).exists()]
+    if len(found) == 2:
+        return machine_backend()
+    return found[0] if found else None
+
+
+def stale_build_dirs(args, bdir):
+    """Other build folders of this checkout that compiled this student dir in (reset rebuilds
+    them too, so no library keeps a removed variant)."""
+    sdir, found = student_dir(args), []
+    for d in (REPO / n for n in ("build-nvidia", "build-metax", "build-cpu")):
+        cache = d / "CMakeCache.txt"
+        if d.resolve() == bdir or not (d / "libcamp_ops.so").is_file() or not cache.is_file():
+            continue
+        m = re.search(r"^CAMP_STUDENT_DIR:PATH=(.*)$", cache.read_text(), re.M)
+        if m and Path(m.group(1)).resolve() == sdir:
+            found.append(d.resolve())
+    return found
+
+
 def cmd_reset(args):
-    path = student_file(args, args.backend)
-    if not path.exists():
-        print(f"camp: no exercise at {path}")
+    backend = exercise_backend(args)
+    path = student_file(args, backend or "cpu")
+    if backend is None or not path.exists():
+        print(f"camp: no exercise of {args.op} to remove (looked for {path})")
         return 0
     path.unlink()
     print(f"camp: removed {path}")
-    return 0 if args.no_build else build(args, args.backend)
+    if args.no_build:
+        return 0
+    status = build(args, backend)
+    if status == 0 and args.build_dir is None:
+        for d in stale_build_dirs(args, build_dir(args, backend)):
+            print(f"camp: rebuilding {d} too (it had the exercise compiled in)", flush=True)
+            status = status or subprocess.run(
+                ["cmake", "--build", str(d), "--target", "camp_ops", "-j",
+                 os.environ.get("JOBS", str(os.cpu_count() or 2))]).returncode
+    return status
 
 
 def cmd_check(args):
-    backend = args.backend or next(
-        (b for b in ("nvidia", "cpu") if student_file(args, b).exists()), None)
+    backend = exercise_backend(args)
     if backend is None or not student_file(args, backend).exists():
-        print(f"camp: no exercise for {args.op}"
-              f"{'' if backend is None else ' on ' + backend}: run `python scripts/camp.py exercise "
-              f"{args.op} --backend {backend or 'nvidia'}` first", file=sys.stderr)
+        print(f"camp: no exercise of {args.op}"
+              f"{'' if backend is None else ' on ' + backend}: run `python3 scripts/camp.py "
+              f"exercise {args.op}{'' if backend is None else ' --backend ' + backend}` first",
+              file=sys.stderr)
+        return 2
+    if backend == "nvidia" and machine_backend() != "nvidia":
+        print(f"camp check: {args.op} has an NVIDIA exercise, but this machine has no usable "
+              f"GPU (or no nvcc): it compiles, it cannot run here. On the CPU: "
+              f"`python3 scripts/camp.py exercise {args.op} --backend cpu`", file=sys.stderr)
         return 2
     status = build(args, backend)
     if status:
@@ -139,11 +251,15 @@ def run_check(op, backend, dtypes=None):
 
     target = backends.select(backend)
     if target.skip_reason:
-        print(f"camp check: cannot run on {backend}: {target.skip_reason}", file=sys.stderr)
+        hint = (f"; on the CPU: `python3 scripts/camp.py exercise {op} --backend cpu`"
+                if backend != "cpu" else "")
+        print(f"camp check: cannot run on {backend}: {target.skip_reason}{hint}", file=sys.stderr)
         return 2
     if "student" not in ort.variants(op, backend):
         print(f"camp check: {ort.library_path()} has no student variant of {op} on {backend} "
-              f"(has: {', '.join(ort.variants(op, backend))})", file=sys.stderr)
+              f"(has: {', '.join(ort.variants(op, backend))}): the build did not compile the "
+              f"exercise in; reconfigure with `cmake -S . -B {Path(ort.library_path()).parent}`, "
+              f"then `python3 scripts/camp.py check {op}` again", file=sys.stderr)
         return 2
     module = case_modules.load(op)
     seed = random.SystemRandom().randrange(2**31)

@@ -59,11 +59,11 @@ _HEADER = """// Exercise: {op} on {backend_title}, the "student" variant (made b
 // This file lives outside the reference kernels and is git-ignored; the build
 // compiles it into libcamp_ops.so, where it registers itself as the variant
 // "student" of {op} on the {backend} backend.
-//   check:      python scripts/camp.py check {op} --backend {backend}
-//   test:       python -m pytest tests/op_tests/test_cases.py -k {op} --backend {backend} --variant student
-//   benchmark:  python tests/run_ops.py --op {op} --backend {backend} --mode bench --variant student
-//   compare:    python tests/run_ops.py --op {op} --backend {backend} --mode bench --variant all
-//   remove:     python scripts/camp.py reset {op} --backend {backend}
+//   check:      python3 scripts/camp.py check {op} --backend {backend}
+//   test:       python3 -m pytest tests/op_tests/test_cases.py -k {op} --backend {backend} --variant student
+//   benchmark:  python3 tests/run_ops.py --op {op} --backend {backend} --mode bench --variant student
+//   compare:    python3 tests/run_ops.py --op {op} --backend {backend} --mode bench --variant all
+//   remove:     python3 scripts/camp.py reset {op} --backend {backend}
 // Write the body between the TODO marks; everything else is wired already.
 """
 

@@ -36,8 +36,8 @@ TEST(Variants, CpuCountQueryThenNames) {
         ASSERT_EQ(l.list(OPRT_BACKEND_CPU, names.data(), count + 1, &again), OPRT_SUCCESS);
         EXPECT_EQ(again, count);
         EXPECT_EQ(names[size_t(count)], nullptr) << "wrote past count";
-        // The CPU backend has no ladder: its one kernel family is the plan's choice,
-        // listed last (after "student" when an exercise is built in).
+        // The plan's choice is listed last: alone for the operators without a CPU
+        // ladder, the ladder's top step for softmax and reduce_sum (ops/*/cpu/ladder.cc).
         EXPECT_STREQ(names[size_t(count - 1)], "auto");
         // A smaller capacity writes that many and still reports the full count.
         const char *first = nullptr;
