@@ -3,6 +3,7 @@
 
   python scripts/camp.py exercise softmax [--backend cpu|nvidia]   a "student" variant to write
   python scripts/camp.py check softmax [--backend ...]             build it, run the op's cases on it
+  python scripts/camp.py judge softmax [--backend ...]             judge it like a contest, time it, score it
   python scripts/camp.py reset softmax [--backend ...]             remove it (and rebuild)
   python scripts/camp.py new-op NAME --kind elementwise|reduction   generate a new operator
 

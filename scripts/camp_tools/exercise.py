@@ -5,7 +5,9 @@ exercise OP  writes <student dir>/<backend>/OP_student.{cc,cu} from a scaffold
              OP on that backend gains "student" (operator_runtime.variants).
 check OP     builds, then runs OP's correctness cases (tests/cases/OP.py, every
              dtype) on variant "student"; prints PASS, or FAIL with the first
-             wrong element (index, expected, got). Exit status 0 only on PASS.
+             wrong element (index, expected, got); on NVIDIA, then compute-sanitizer
+             (memcheck, racecheck, initcheck) over the student's kernels on small
+             cases (judge.py). Exit status 0 only on PASS.
 reset OP     removes the file and rebuilds (the variant disappears).
 
 Which backend: --backend, else for exercise the one this machine can run (nvidia when
@@ -237,7 +239,19 @@ def cmd_check(args):
     os.environ["CAMP_BUILD_DIR"] = str(build_dir(args, backend))
     for p in (REPO / "python", REPO / "tests"):
         sys.path.insert(0, str(p))
-    return run_check(args.op, backend, args.dtype)
+    status = run_check(args.op, backend, args.dtype)
+    if status != 0 or backend != "nvidia":
+        return status
+    # On a GPU, the cases passing is not enough: compute-sanitizer looks for races, stray
+    # accesses and uninitialized reads in the student's kernels (camp.py judge does the same).
+    from . import judge
+
+    try:
+        print(f"camp check: hazards: {judge.stage_hazards(args.op, args, backend)}")
+    except judge.Rejected as verdict:
+        print(f"FAIL: {verdict.reason}")
+        return 1
+    return 0
 
 
 def run_check(op, backend, dtypes=None):

@@ -60,12 +60,12 @@ def register(sub):
     p = sub.add_parser("judge", help=text, description=text)
     p.add_argument("op", choices=sorted(exercise.scaffolds.OPS))
     p.add_argument("--backend", default=None, choices=("cpu", "nvidia"),
-                   help="the backend of the variant (default: the one whose student file "
-                        "exists, nvidia first)")
+                   help="the backend of the variant (default: the one with an exercise file)")
     p.add_argument("--student-dir", type=Path, default=None,
                    help="where student/<backend>/ files go (default: <repo>/student)")
     p.add_argument("--build-dir", type=Path, default=None,
-                   help="the build folder (default: <repo>/build-<backend>)")
+                   help="the build folder (default: the one whose library Python loads, as for "
+                        "check)")
     p.add_argument("--dtype", default="f32,bf16", help="comma-separated dtypes to time "
                                                         "(default: f32,bf16)")
     p.add_argument("--no-timing", action="store_true",
@@ -371,11 +371,15 @@ def record(args, op, backend, score, rows, steps):
 # ---- the command ----------------------------------------------------------------------------
 
 def cmd_judge(args):
-    backend = args.backend or next(
-        (b for b in ("nvidia", "cpu") if exercise.student_file(args, b).exists()), None)
+    backend = exercise.exercise_backend(args)
     if backend is None or not exercise.student_file(args, backend).exists():
-        print(f"camp judge: no exercise for {args.op}: run `python3 scripts/camp.py exercise "
+        print(f"camp judge: no exercise of {args.op}: run `python3 scripts/camp.py exercise "
               f"{args.op}` first", file=sys.stderr)
+        return 2
+    if backend == "nvidia" and exercise.machine_backend() != "nvidia":
+        print(f"camp judge: {args.op} has an NVIDIA exercise, but this machine has no usable GPU "
+              f"(or no nvcc); on the CPU: `python3 scripts/camp.py exercise {args.op} --backend "
+              f"cpu`", file=sys.stderr)
         return 2
     status = exercise.build(args, backend)
     if status:
