@@ -20,6 +20,7 @@ class PreparedOp:
     _desc = None
     _runner = None
     _calls = None  # C descriptor only: guards _desc and counts the C calls using it
+    _adapt = None  # run_inputs' arrays -> (the arrays the C call takes, the result to return)
 
     def __init__(self, op, operands, params, backend, func=None, variant=None):
         """Internal: use the prepare_<op> functions. `operands` come from describe_all;
@@ -96,6 +97,9 @@ class PreparedOp:
         if len(arrays) != len(prepared):
             raise TypeError(f"{self.op}.run_inputs: takes {len(prepared)} arrays "
                             f"({', '.join(names)}), got {len(arrays)}")
+        result = None
+        if self._adapt is not None:
+            arrays, result = self._adapt(arrays)
         operands = describe_all(f"{self.op}.run_inputs", names, arrays, has_out=True)
         for new, old in zip(operands, prepared):
             where = f"{self.op}.run_inputs: {new.name}"
@@ -109,7 +113,8 @@ class PreparedOp:
                     f"{where} has shape {new.shape}, strides {new.strides} on "
                     f"{new.device_string()}; prepared with shape {old.shape}, strides "
                     f"{old.strides} on {old.device_string()} (element strides)")
-        return self._execute(operands, _data_pointers(operands))
+        out = self._execute(operands, _data_pointers(operands))
+        return out if result is None else result
 
     def destroy(self):
         """Frees the descriptor and workspace; calling it again does nothing. Safe from
@@ -163,14 +168,14 @@ class PreparedOp:
             if runner is not None:  # a Python backend: the C checks of execute, then its kernel
                 self._check(self._c.check_execute(desc, *ptrs))
                 runner(tuple(o.array for o in operands))
-                return out.array
+                return out.source
             ws = self._workspace
             status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
                 desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
         finally:
             self._exit_call()
         self._check(status)
-        return out.array
+        return out.source
 
     def _enter_call(self):
         """The live descriptor and runner (None for a C backend), counted as in use until
