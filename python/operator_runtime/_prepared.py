@@ -1,7 +1,10 @@
 """PreparedOp: a descriptor and its workspace, created once and run many times."""
 
+from __future__ import annotations
+
 import ctypes
 import threading
+from typing import Any
 
 from . import _backends, _lib
 from ._arrays import DTYPE_NAMES, describe_all
@@ -71,7 +74,7 @@ class PreparedOp:
             raise
 
     @property
-    def kernel_name(self):
+    def kernel_name(self) -> str | None:
         """The kernel the C library's plan picked for these arrays, e.g. "cpu.rows_buffered"
         (for logs and benchmarks; a Python backend's runner may name one too, e.g.
         "tilelang.softmax")."""
@@ -85,12 +88,12 @@ class PreparedOp:
             self._exit_call()
         return (name.value or b"").decode()
 
-    def run(self):
+    def run(self) -> Any:
         """Runs on the arrays given to prepare; returns the output array."""
         operands = self._live_operands()
         return self._execute(operands, self._ptrs)
 
-    def run_inputs(self, *arrays):
+    def run_inputs(self, *arrays: Any) -> Any:
         """Runs on new arrays (output first) laid out exactly like the prepared ones."""
         prepared = self._live_operands()
         names = tuple(o.name for o in prepared)
@@ -116,7 +119,7 @@ class PreparedOp:
         out = self._execute(operands, _data_pointers(operands))
         return out if result is None else result
 
-    def destroy(self):
+    def destroy(self) -> None:
         """Frees the descriptor and workspace; calling it again does nothing. Safe from
         any thread: it waits for runs in progress in other threads, and frees the
         descriptor exactly once."""
@@ -134,7 +137,7 @@ class PreparedOp:
         if desc is not None:
             self._check(self._destroy_c(desc))
 
-    def __enter__(self):
+    def __enter__(self) -> PreparedOp:
         return self
 
     def __exit__(self, *exc):
