@@ -39,11 +39,23 @@ def numpy():
     return np
 
 
-def _numpy_dtype(dtype):
-    """The C dtype of a numpy dtype, or None. A "bfloat16" is ml_dtypes' (the one numpy
-    dtype of that name), and exists only once ml_dtypes is imported."""
+_dtype_codes = {}  # numpy dtype -> C dtype or None, filled on first sight (dtype.name is slow)
+
+
+def numpy_dtype_code(dtype):
+    """The C dtype of a numpy dtype, or None."""
+    try:
+        return _dtype_codes[dtype]
+    except KeyError:
+        code = _dtype_codes[dtype] = _numpy_dtype_uncached(dtype)
+        return code
+
+
+def _numpy_dtype_uncached(dtype):
+    """A "bfloat16" is ml_dtypes' (the one numpy dtype of that name), and exists only once
+    ml_dtypes is imported."""
     code = _NUMPY_DTYPES.get(dtype.name)
-    if code is None or dtype.kind not in "fV":
+    if code is None or dtype.kind not in "fV" or not dtype.isnative:  # e.g. ">f4"
         return None
     if code == DTYPE_BF16:
         ml_dtypes = sys.modules.get("ml_dtypes")
@@ -140,7 +152,7 @@ class _NumpyKind:
     name = "numpy array"
 
     def describe(self, func, name, a, role=INPUT):
-        dtype = _numpy_dtype(a.dtype)
+        dtype = numpy_dtype_code(a.dtype)
         if dtype is None:
             raise TypeError(f"{func}: {name} has dtype {a.dtype}; supported: {_SUPPORTED}")
         strides = _element_strides(func, name, a.shape, a.strides, a.itemsize)
@@ -257,7 +269,7 @@ class _CupyKind:
         self.cupy = cupy
 
     def describe(self, func, name, a, role=INPUT):
-        dtype = _numpy_dtype(numpy().dtype(a.dtype))
+        dtype = numpy_dtype_code(numpy().dtype(a.dtype))
         if dtype is None:
             raise TypeError(f"{func}: {name} has dtype {a.dtype}; supported: {_SUPPORTED}")
         strides = _element_strides(func, name, a.shape, a.strides, a.itemsize)
@@ -370,12 +382,14 @@ def describe(func, name, array, role=INPUT):
                     f"array, a torch tensor, a cupy array or an object with __dlpack__")
 
 
-def describe_all(func, names, arrays, has_out, prepared=False):
+def describe_all(func, names, arrays, has_out, prepared=False, known=None):
     """Operands for one call: one array library, one dtype, one device; a writable output.
     has_out: the first array is the output. prepared: the inputs are read at every run of
-    a PreparedOp (torch tensors with the negative bit are refused, not resolved)."""
+    a PreparedOp (torch tensors with the negative bit are refused, not resolved).
+    known: {index: Operand} of inputs the caller described already (as INPUT)."""
     role = PREPARED_INPUT if prepared else INPUT
-    operands = [describe(func, name, a, OUTPUT if has_out and i == 0 else role)
+    operands = [known[i] if known and i in known else
+                describe(func, name, a, OUTPUT if has_out and i == 0 else role)
                 for i, (name, a) in enumerate(zip(names, arrays))]
     first = operands[0]
     for o in operands[1:]:

@@ -180,6 +180,16 @@ class PreparedOp:
         self._check(status)
         return out.source
 
+    def _execute_owned(self, operands, ptrs):
+        """_execute for a PreparedOp no other thread can reach (the plan cache's entry taken
+        by one call): no in-flight accounting. A C backend only."""
+        out = operands[0]
+        ws = self._workspace
+        status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
+            self._desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
+        self._check(status)
+        return out.source
+
     def _enter_call(self):
         """The live descriptor and runner (None for a C backend), counted as in use until
         _exit_call (destroy() waits)."""

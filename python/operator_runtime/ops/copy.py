@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import describe_input, prepare, run_once
+from ._common import empty_like_input, prepare, run_once
 from ._doc import document
 
 _NAMES = ("dst", "src")
@@ -12,10 +12,10 @@ _NAMES = ("dst", "src")
 
 def copy(src: A, *, out: A | None = None, backend: Backend = "auto",
          variant: str | None = None) -> A:
-    s = describe_input("copy", src)
+    known = None
     if out is None:
-        out = s.kind.empty(s, s.shape)
-    return run_once("copy", "copy", _NAMES, (out, src), {}, backend, variant)
+        out, known = empty_like_input("copy", src)
+    return run_once("copy", "copy", _NAMES, (out, src), {}, backend, variant, known=known)
 
 
 copy.__doc__ = document("copy", """\

@@ -6,13 +6,15 @@ import numbers
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import describe_input, prepare, run_once
+from ._common import empty_like_input, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
 
 
 def _params(func, negative_slope):
+    if type(negative_slope) is float:  # the common case, without the ABC check
+        return {"negative_slope": negative_slope}
     if not isinstance(negative_slope, numbers.Real):
         raise TypeError(f"{func}: negative_slope must be a real number, got "
                         f"{type(negative_slope).__name__}")
@@ -22,10 +24,10 @@ def _params(func, negative_slope):
 def relu(src: A, negative_slope: float = 0.0, *, out: A | None = None,
          backend: Backend = "auto", variant: str | None = None) -> A:
     params = _params("relu", negative_slope)
-    s = describe_input("relu", src)
+    known = None
     if out is None:
-        out = s.kind.empty(s, s.shape)
-    return run_once("relu", "relu", _NAMES, (out, src), params, backend, variant)
+        out, known = empty_like_input("relu", src)
+    return run_once("relu", "relu", _NAMES, (out, src), params, backend, variant, known=known)
 
 
 relu.__doc__ = document("relu", """\

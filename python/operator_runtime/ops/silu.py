@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import describe_input, prepare, run_once
+from ._common import empty_like_input, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
@@ -12,10 +12,10 @@ _NAMES = ("out", "src")
 
 def silu(src: A, *, out: A | None = None, backend: Backend = "auto",
          variant: str | None = None) -> A:
-    s = describe_input("silu", src)
+    known = None
     if out is None:
-        out = s.kind.empty(s, s.shape)
-    return run_once("silu", "silu", _NAMES, (out, src), {}, backend, variant)
+        out, known = empty_like_input("silu", src)
+    return run_once("silu", "silu", _NAMES, (out, src), {}, backend, variant, known=known)
 
 
 silu.__doc__ = document("silu", """\

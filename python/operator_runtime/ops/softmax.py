@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import describe_input, normalize_dim, prepare, run_once
+from ._common import describe_input, empty_like_input, normalize_dim, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
@@ -12,11 +12,15 @@ _NAMES = ("out", "src")
 
 def softmax(src: A, dim: int = -1, *, out: A | None = None, backend: Backend = "auto",
             variant: str | None = None) -> A:
-    s = describe_input("softmax", src)
-    params = {"dim": normalize_dim("softmax", dim, s.ndim)}
+    known = None
     if out is None:
-        out = s.kind.empty(s, s.shape)
-    return run_once("softmax", "softmax", _NAMES, (out, src), params, backend, variant)
+        out, known = empty_like_input("softmax", src)
+        ndim = len(out.shape)
+    else:
+        ndim = describe_input("softmax", src).ndim
+    params = {"dim": normalize_dim("softmax", dim, ndim)}
+    return run_once("softmax", "softmax", _NAMES, (out, src), params, backend, variant,
+                    known=known)
 
 
 softmax.__doc__ = document("softmax", """\

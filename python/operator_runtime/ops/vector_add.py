@@ -13,15 +13,18 @@ _NAMES = ("out", "a", "b")
 
 def vector_add(a: A, b: Array, *, out: A | None = None, backend: Backend = "auto",
                variant: str | None = None) -> A:
+    known = None
     if out is None:
         first, second = describe_all("vector_add", ("a", "b"), (a, b), has_out=False)
+        known = {1: first, 2: second}
         try:
             shape = numpy().broadcast_shapes(first.shape, second.shape)
         except ValueError:
             raise ValueError(f"vector_add: a of shape {first.shape} and b of shape "
                              f"{second.shape} do not broadcast") from None
         out = first.kind.empty(first, shape)
-    return run_once("vector_add", "vector_add", _NAMES, (out, a, b), {}, backend, variant)
+    return run_once("vector_add", "vector_add", _NAMES, (out, a, b), {}, backend, variant,
+                    known=known)
 
 
 vector_add.__doc__ = document("vector_add", """\
