@@ -3,13 +3,14 @@
 // Why not OpenMP: a parallel region ends at a barrier that waits for every thread of
 // the team, so one descheduled thread stalls the whole call when other processes keep
 // the cores busy, and idle OpenMP threads spin (the wait policy is read from the
-// environment once, when libgomp loads). Measured on 2 cores with 2 busy processes:
-// a 1M-element vector_add took 15 ms with OpenMP against 0.7 ms on one thread.
+// environment once, when libgomp loads). On 2 cores with 2 busy processes a 1M-element
+// relu took 41 ms with OpenMP against 0.16 ms on one thread (docs/performance.md).
 //
 // Here the calling thread works too and takes chunks from a shared counter; woken
 // workers (condition variable: they sleep, never spin) take chunks as they get a core.
-// The caller waits only for the chunks a worker has started, never for a worker that
-// has not run yet: with no free core the call runs at one-thread speed.
+// The caller waits only for the chunks a worker has claimed, never for a worker that
+// has not run yet, nor for the pool's lock (held by a worker the OS has preempted, it
+// runs the call serially instead): with no free core the call runs at one-thread speed.
 #include <pthread.h>
 #include <sched.h>
 
@@ -41,32 +42,32 @@ class Pool {
     // Runs call(ctx, k) for k in [0, chunks) on the caller and up to `helpers` workers.
     void run(int64_t chunks, int helpers, void (*call)(void *, int64_t), void *ctx) {
         std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
-        if (!busy.owns_lock()) {  // another thread's job has the workers: run here, serially
+        std::unique_lock<std::mutex> lock(m_, std::defer_lock);
+        // Another thread's job has the workers, or a worker that holds the lock is not
+        // running now: run here, serially, rather than wait.
+        if (!busy.owns_lock() || !lock.try_lock()) {
             for (int64_t k = 0; k < chunks; ++k) call(ctx, k);
             return;
         }
-        {
-            std::lock_guard<std::mutex> lock(m_);
-            while (started_ < helpers) {  // workers are made on first need, kept after
-                std::thread(&Pool::worker, this, started_).detach();
-                ++started_;
-                ++alive_;
-            }
-            call_ = call;
-            ctx_ = ctx;
-            chunks_ = chunks;
-            helpers_ = helpers;
-            next_.store(0, std::memory_order_relaxed);
-            remaining_.store(chunks, std::memory_order_relaxed);
-            open_ = true;
-            ++generation_;
+        while (started_ < helpers) {  // workers are made on first need, kept after
+            std::thread(&Pool::worker, this, started_).detach();
+            ++started_;
+            ++alive_;
         }
+        const uint32_t generation = ++generation_;
+        job_ = Job{call, ctx, chunks, helpers};
+        remaining_.store(chunks, std::memory_order_relaxed);
+        ticket_.store(uint64_t{generation} << 32, std::memory_order_release);
+        lock.unlock();
         wake_.notify_all();
-        work();
-        std::unique_lock<std::mutex> lock(m_);
-        done_.wait(lock, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
-        open_ = false;  // a worker that wakes from now on skips this job
-        done_.wait(lock, [&] { return active_ == 0; });
+        work(generation, job_);
+        // Wait only for the chunks a worker has claimed (none, when no worker ran).
+        for (int spin = 0; remaining_.load(std::memory_order_acquire) != 0 && spin < 64; ++spin)
+            std::this_thread::yield();
+        if (remaining_.load(std::memory_order_acquire) != 0) {
+            lock.lock();
+            done_.wait(lock, [&] { return remaining_.load(std::memory_order_acquire) == 0; });
+        }
     }
 
     // Stops the workers and waits for them to exit (at library unload).
@@ -78,47 +79,56 @@ class Pool {
     }
 
   private:
-    void work() {
-        const int64_t chunks = chunks_;
-        for (int64_t k; (k = next_.fetch_add(1, std::memory_order_relaxed)) < chunks;) {
-            call_(ctx_, k);
+    struct Job {
+        void (*call)(void *, int64_t) = nullptr;
+        void *ctx = nullptr;
+        int64_t chunks = 0;
+        int helpers = 0;
+    };
+
+    // Claims and runs chunks of job `generation` until none is left. A claim is a
+    // compare-and-swap of (generation, next chunk), so a worker holding an older job's
+    // copy can never claim a chunk of a newer one, nor touch an older one's ctx once
+    // its chunks are all claimed: the caller returns when the claimed ones are done.
+    void work(uint32_t generation, const Job &job) {
+        uint64_t t = ticket_.load(std::memory_order_acquire);
+        for (;;) {
+            const int64_t k = int64_t(t & 0xffffffffu);
+            if ((t >> 32) != generation || k >= job.chunks) return;
+            if (!ticket_.compare_exchange_weak(t, t + 1, std::memory_order_acq_rel)) continue;
+            job.call(job.ctx, k);
             if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
                 std::lock_guard<std::mutex> lock(m_);
                 done_.notify_all();
             }
+            t = ticket_.load(std::memory_order_acquire);
         }
     }
 
     void worker(int id) {
         t_in_parallel = true;
         std::unique_lock<std::mutex> lock(m_);
-        uint64_t seen = generation_;
+        uint32_t seen = generation_;
         for (;;) {
             wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
             if (stop_) break;
             seen = generation_;
-            if (!open_ || id >= helpers_) continue;
-            ++active_;
+            const Job job = job_;
+            if (id >= job.helpers) continue;
             lock.unlock();
-            work();
+            work(seen, job);
             lock.lock();
-            if (--active_ == 0) done_.notify_all();
         }
         if (--alive_ == 0) done_.notify_all();
     }
 
     std::mutex busy_;  // held by the thread whose job the pool runs
-    std::mutex m_;
+    std::mutex m_;     // guards the job's description, generation_ and the workers' state
     std::condition_variable wake_, done_;
-    // The job (written under m_ while no worker is in one).
-    void (*call_)(void *, int64_t) = nullptr;
-    void *ctx_ = nullptr;
-    int64_t chunks_ = 0;
-    int helpers_ = 0;
-    std::atomic<int64_t> next_{0}, remaining_{0};
-    bool open_ = false;
-    uint64_t generation_ = 0;
-    int active_ = 0;  // workers inside the job
+    Job job_;
+    uint32_t generation_ = 0;  // wraps: only equality matters
+    std::atomic<uint64_t> ticket_{0};  // (generation << 32) | the next unclaimed chunk
+    std::atomic<int64_t> remaining_{0};  // chunks of the current job not finished yet
     int started_ = 0, alive_ = 0;
     bool stop_ = false;
 };
