@@ -7,16 +7,22 @@
 // relu took 41 ms with OpenMP against 0.16 ms on one thread (docs/performance.md).
 //
 // Here the calling thread works too and takes chunks from a shared counter; woken
-// workers (condition variable: they sleep, never spin) take chunks as they get a core.
+// workers take chunks as they get a core. After a job a worker looks for the next one
+// for 30 us, then sleeps on a condition variable (an idle pool never spins).
 // The caller waits only for the chunks a worker has claimed, never for a worker that
 // has not run yet, nor for the pool's lock (held by a worker the OS has preempted, it
 // runs the call serially instead): with no free core the call runs at one-thread speed.
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -27,15 +33,51 @@ namespace {
 
 thread_local bool t_in_parallel = false;  // nested calls (and the workers) run serially
 
+// The CPUs this process may run on, asked once.
 int default_threads() {
+    static const int n = [] {
 #if defined(__linux__)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
 #endif
-    return std::max(1u, std::thread::hardware_concurrency());
+        return int(std::max(1u, std::thread::hardware_concurrency()));
+    }();
+    return n;
 }
 
 std::atomic<int> g_requested{0};  // oprt_set_num_threads; 0: default_threads()
+
+// Whether more threads are runnable on the machine now than it has CPUs: the kernel's
+// count in the fourth field of /proc/loadavg ("2/345": runnable/all, this thread
+// included), read at most every 10 ms. Then a helper would mostly wait for a core, and a
+// worker preempted inside its chunk would hold the call up until it runs again, so a
+// call runs on the calling thread alone.
+bool machine_busy() {
+#if defined(__linux__)
+    static std::atomic<int64_t> next_read{0};
+    static std::atomic<bool> busy{false};
+    static const long cpus = std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    int64_t due = next_read.load(std::memory_order_relaxed);
+    if (now >= due && next_read.compare_exchange_strong(due, now + 10'000'000)) {
+        char text[128] = {};
+        const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            const ssize_t n = read(fd, text, sizeof text - 1);
+            close(fd);
+            const char *slash = n > 0 ? std::strchr(text, '/') : nullptr;
+            const char *start = slash;
+            while (start && start > text && start[-1] >= '0' && start[-1] <= '9') --start;
+            if (slash && start < slash) busy.store(std::atol(start) > cpus, std::memory_order_relaxed);
+        }
+    }
+    return busy.load(std::memory_order_relaxed);
+#else
+    return false;
+#endif
+}
 
 class Pool {
   public:
@@ -58,8 +100,9 @@ class Pool {
         job_ = Job{call, ctx, chunks, helpers};
         remaining_.store(chunks, std::memory_order_relaxed);
         ticket_.store(uint64_t{generation} << 32, std::memory_order_release);
+        const bool sleeping = sleepers_ > 0;
         lock.unlock();
-        wake_.notify_all();
+        if (sleeping) wake_.notify_all();  // the others are still looking for a job
         work(generation, job_);
         // Wait only for the chunks a worker has claimed (none, when no worker ran).
         for (int spin = 0; remaining_.load(std::memory_order_acquire) != 0 && spin < 64; ++spin)
@@ -105,12 +148,36 @@ class Pool {
         }
     }
 
+    // Whether a job newer than `seen` was published within kLookSpan (checked without the
+    // lock): a worker keeps looking that long after each job before it sleeps, so calls in
+    // quick succession do not pay a wake-up each (a futex and an inter-processor interrupt,
+    // several microseconds, more in a virtual machine), and an idle pool costs nothing.
+    bool look_for_job(uint32_t seen) const {
+        const auto until = std::chrono::steady_clock::now() + kLookSpan;
+        do {
+            for (int i = 0; i < 64; ++i) {
+                if (uint32_t(ticket_.load(std::memory_order_acquire) >> 32) != seen) return true;
+#if defined(__x86_64__) || defined(__i386__)
+                __builtin_ia32_pause();
+#endif
+            }
+        } while (std::chrono::steady_clock::now() < until);
+        return false;
+    }
+
     void worker(int id) {
         t_in_parallel = true;
         std::unique_lock<std::mutex> lock(m_);
         uint32_t seen = generation_;
         for (;;) {
-            wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+            if (generation_ == seen && !stop_) {
+                lock.unlock();
+                look_for_job(seen);
+                lock.lock();
+                ++sleepers_;
+                wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+                --sleepers_;
+            }
             if (stop_) break;
             seen = generation_;
             const Job job = job_;
@@ -130,7 +197,9 @@ class Pool {
     std::atomic<uint64_t> ticket_{0};  // (generation << 32) | the next unclaimed chunk
     std::atomic<int64_t> remaining_{0};  // chunks of the current job not finished yet
     int started_ = 0, alive_ = 0;
+    int sleepers_ = 0;  // workers waiting on wake_
     bool stop_ = false;
+    static constexpr std::chrono::microseconds kLookSpan{30};
 };
 
 Pool *g_pool = new Pool;  // replaced (the old one leaked) in a forked child
@@ -156,6 +225,10 @@ void set_max_threads(int n) { g_requested.store(n, std::memory_order_relaxed); }
 bool in_parallel() { return t_in_parallel; }
 
 void run_chunks(int64_t chunks, int threads, void (*call)(void *, int64_t), void *ctx) {
+    if (machine_busy()) {
+        for (int64_t k = 0; k < chunks; ++k) call(ctx, k);
+        return;
+    }
     t_in_parallel = true;
     g_pool->run(chunks, threads - 1, call, ctx);
     t_in_parallel = false;
