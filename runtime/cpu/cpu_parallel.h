@@ -24,6 +24,9 @@ int max_threads();
 void set_max_threads(int n);  // 0: the default
 bool in_parallel();            // inside a parallel_for (nested ones run serially)
 void run_chunks(int64_t chunks, int threads, void (*call)(void *, int64_t), void *ctx);
+// Whether a call looks at the machine's load (on by default: with more runnable threads
+// than CPUs it runs on the calling thread alone). For the pool's own tests.
+void set_load_check(bool on);
 
 // fn(begin, end) over [0, n) in chunks of at least `grain` items, on up to
 // max_threads() threads: the caller takes chunks, and so do the pool's workers as

@@ -52,7 +52,10 @@ std::atomic<int> g_requested{0};  // oprt_set_num_threads; 0: default_threads()
 // included), read at most every 10 ms. Then a helper would mostly wait for a core, and a
 // worker preempted inside its chunk would hold the call up until it runs again, so a
 // call runs on the calling thread alone.
+std::atomic<bool> g_load_check{true};
+
 bool machine_busy() {
+    if (!g_load_check.load(std::memory_order_relaxed)) return false;
 #if defined(__linux__)
     static std::atomic<int64_t> next_read{0};
     static std::atomic<bool> busy{false};
@@ -223,6 +226,8 @@ int max_threads() {
 void set_max_threads(int n) { g_requested.store(n, std::memory_order_relaxed); }
 
 bool in_parallel() { return t_in_parallel; }
+
+void set_load_check(bool on) { g_load_check.store(on, std::memory_order_relaxed); }
 
 void run_chunks(int64_t chunks, int threads, void (*call)(void *, int64_t), void *ctx) {
     if (machine_busy()) {

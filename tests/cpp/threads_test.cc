@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <thread>
 #include <vector>
 
 #include "operator_runtime/operator_runtime.h"
+#include "runtime/cpu/cpu_parallel.h"
 #include "test_support.h"
 
 namespace {
@@ -118,3 +121,79 @@ TEST(Threads, ForkedChildComputes) {
 }
 
 }  // namespace
+
+// The pool itself (the test binary's own copy, its load check off so that the workers
+// take part even on a busy machine): every chunk runs exactly once, for many small jobs
+// in a row (the claims of one job never leak into the next), from concurrent callers,
+// and nested calls run serially.
+namespace pool_test {
+
+struct LoadCheckOff {
+    LoadCheckOff() { oprt::cpu::set_load_check(false); }
+    ~LoadCheckOff() {
+        oprt::cpu::set_load_check(true);
+        oprt::cpu::set_max_threads(0);
+    }
+};
+
+bool covers_once(int64_t n, int64_t grain) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    oprt::cpu::parallel_for(n, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) hits[size_t(i)].fetch_add(1, std::memory_order_relaxed);
+    });
+    for (auto &h : hits)
+        if (h.load() != 1) return false;
+    return true;
+}
+
+TEST(ThreadPool, EveryChunkOnceOverManyJobs) {
+    LoadCheckOff off;
+    for (int threads : {2, 3, 8}) {
+        oprt::cpu::set_max_threads(threads);
+        for (int job = 0; job < 2000; ++job)
+            ASSERT_TRUE(covers_once(64 + job % 97, 4)) << threads << " threads, job " << job;
+    }
+}
+
+TEST(ThreadPool, ConcurrentCallersAndNestedCalls) {
+    LoadCheckOff off;
+    oprt::cpu::set_max_threads(4);
+    std::vector<std::thread> callers;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < 4; ++t)
+        callers.emplace_back([&] {
+            for (int job = 0; job < 300; ++job) {
+                if (!covers_once(1000, 10)) failures.fetch_add(1);
+                std::atomic<int> inner{0};
+                oprt::cpu::parallel_for(8, 1, [&](int64_t b, int64_t e) {
+                    oprt::cpu::parallel_for(100, 1, [&](int64_t ib, int64_t ie) {  // serial
+                        EXPECT_TRUE(oprt::cpu::in_parallel());
+                        inner.fetch_add(int(ie - ib));
+                    });
+                    (void)b;
+                    (void)e;
+                });
+                if (inner.load() <= 0 || inner.load() % 100 != 0) failures.fetch_add(1);
+            }
+        });
+    for (auto &c : callers) c.join();
+    EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(ThreadPool, WorkersTakePartWhenCoresAreFree) {
+    LoadCheckOff off;
+    oprt::cpu::set_max_threads(2);
+    // Chunks that wait a little, so that a worker woken on the other core claims some;
+    // on a machine whose cores are all taken this may not happen: then it only says so.
+    std::atomic<int> other_thread{0};
+    const auto me = std::this_thread::get_id();
+    for (int job = 0; job < 50 && other_thread.load() == 0; ++job)
+        oprt::cpu::parallel_for(16, 1, [&](int64_t, int64_t) {
+            if (std::this_thread::get_id() != me) other_thread.fetch_add(1);
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        });
+    if (other_thread.load() == 0) GTEST_SKIP() << "no worker got a core in 50 jobs (busy machine)";
+    SUCCEED();
+}
+
+}  // namespace pool_test
