@@ -24,6 +24,8 @@ clear_plan_cache() empties it). set_num_threads(n) sets the CPU backend's thread
 Importing the package imports no array library (numpy is imported on first use).
 """
 
+import pathlib
+
 from . import _backends, _lib, ops
 from . import _plan_cache
 from ._backends import register_backend

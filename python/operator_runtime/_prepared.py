@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from typing import Any
+from typing import Any, Optional
 
 from . import _backends, _lib
 from ._arrays import DTYPE_NAMES, describe_all
@@ -74,7 +74,7 @@ class PreparedOp:
             raise
 
     @property
-    def kernel_name(self) -> str | None:
+    def kernel_name(self) -> Optional[str]:
         """The kernel the C library's plan picked for these arrays, e.g. "cpu.rows_buffered"
         (for logs and benchmarks; a Python backend's runner may name one too, e.g.
         "tilelang.softmax")."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
 from ._common import empty_like_input, prepare, run_once
@@ -10,8 +12,8 @@ from ._doc import document
 _NAMES = ("dst", "src")
 
 
-def copy(src: A, *, out: A | None = None, backend: Backend = "auto",
-         variant: str | None = None) -> A:
+def copy(src: A, *, out: Optional[A] = None, backend: Backend = "auto",
+         variant: Optional[str] = None) -> A:
     known = None
     if out is None:
         out, known = empty_like_input("copy", src)
@@ -28,12 +30,12 @@ bfloat16; dst and src must not overlap (unless identical).""", """\
     True""")
 
 
-def copy_(dst: A, src: Array, *, backend: Backend = "auto", variant: str | None = None) -> A:
+def copy_(dst: A, src: Array, *, backend: Backend = "auto", variant: Optional[str] = None) -> A:
     """Writes src (broadcast to dst's shape) into dst; returns dst."""
     return run_once("copy_", "copy", _NAMES, (dst, src), {}, backend, variant)
 
 
 def prepare_copy(dst: Array, src: Array, *, backend: Backend = "auto",
-                 variant: str | None = None) -> PreparedOp:
+                 variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing copy_(dst, src)."""
     return prepare("prepare_copy", "copy", _NAMES, (dst, src), {}, backend, variant)

@@ -107,8 +107,8 @@ def _run(func, out, src, dims, backend, variant):
     return out
 
 
-def reduce_sum(src: A, dim: Dims = None, keepdim: bool = False, *, out: A | None = None,
-               backend: Backend = "auto", variant: str | None = None) -> A:
+def reduce_sum(src: A, dim: Dims = None, keepdim: bool = False, *, out: Optional[A] = None,
+               backend: Backend = "auto", variant: Optional[str] = None) -> A:
     s = describe_input("reduce_sum", src)
     dims = _reduced_dims("reduce_sum", dim, s.ndim)
     if out is None:
@@ -143,7 +143,7 @@ result's shape); returns it.""", """\
 
 
 def reduce_sum_(out: A, src: Array, dim: Dims = None, *, backend: Backend = "auto",
-                variant: str | None = None) -> A:
+                variant: Optional[str] = None) -> A:
     """Writes the sum of src over `dim` (None, the default: every element; an int; a tuple
     of ints) into out, whose shape is src's with those dims removed or kept as size 1;
     returns out."""
@@ -153,7 +153,7 @@ def reduce_sum_(out: A, src: Array, dim: Dims = None, *, backend: Backend = "aut
 
 
 def prepare_reduce_sum(out: Array, src: Array, dim: Dims = None, *, backend: Backend = "auto",
-                       variant: str | None = None) -> PreparedOp:
+                       variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing reduce_sum_(out, src, dim). Several dims (a tuple, or None)
     need src laid out so that a view merges them (e.g. contiguous): prepare never copies;
     ValueError otherwise. run_inputs takes arrays of the layout given here."""

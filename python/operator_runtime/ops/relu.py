@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from typing import Optional
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
@@ -21,8 +22,8 @@ def _params(func, negative_slope):
     return {"negative_slope": float(negative_slope)}
 
 
-def relu(src: A, negative_slope: float = 0.0, *, out: A | None = None,
-         backend: Backend = "auto", variant: str | None = None) -> A:
+def relu(src: A, negative_slope: float = 0.0, *, out: Optional[A] = None,
+         backend: Backend = "auto", variant: Optional[str] = None) -> A:
     params = _params("relu", negative_slope)
     known = None
     if out is None:
@@ -41,14 +42,14 @@ returns it. float32, float16, bfloat16.""", """\
 
 
 def relu_(out: A, src: Array, negative_slope: float = 0.0, *, backend: Backend = "auto",
-          variant: str | None = None) -> A:
+          variant: Optional[str] = None) -> A:
     """Writes relu(src, negative_slope) into out (out may be src itself); returns out."""
     return run_once("relu_", "relu", _NAMES, (out, src), _params("relu_", negative_slope),
                     backend, variant)
 
 
 def prepare_relu(out: Array, src: Array, negative_slope: float = 0.0, *,
-                 backend: Backend = "auto", variant: str | None = None) -> PreparedOp:
+                 backend: Backend = "auto", variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing relu_(out, src, negative_slope)."""
     return prepare("prepare_relu", "relu", _NAMES, (out, src),
                    _params("prepare_relu", negative_slope), backend, variant)

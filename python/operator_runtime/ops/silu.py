@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
 from ._common import empty_like_input, prepare, run_once
@@ -10,8 +12,8 @@ from ._doc import document
 _NAMES = ("out", "src")
 
 
-def silu(src: A, *, out: A | None = None, backend: Backend = "auto",
-         variant: str | None = None) -> A:
+def silu(src: A, *, out: Optional[A] = None, backend: Backend = "auto",
+         variant: Optional[str] = None) -> A:
     known = None
     if out is None:
         out, known = empty_like_input("silu", src)
@@ -27,12 +29,12 @@ src itself); returns it. float32, float16, bfloat16.""", """\
     array([-0.2689,  0.    ,  1.7616], dtype=float32)""")
 
 
-def silu_(out: A, src: Array, *, backend: Backend = "auto", variant: str | None = None) -> A:
+def silu_(out: A, src: Array, *, backend: Backend = "auto", variant: Optional[str] = None) -> A:
     """Writes silu(src) into out (out may be src itself); returns out."""
     return run_once("silu_", "silu", _NAMES, (out, src), {}, backend, variant)
 
 
 def prepare_silu(out: Array, src: Array, *, backend: Backend = "auto",
-                 variant: str | None = None) -> PreparedOp:
+                 variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing silu_(out, src)."""
     return prepare("prepare_silu", "silu", _NAMES, (out, src), {}, backend, variant)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
 from ._common import describe_input, empty_like_input, normalize_dim, prepare, run_once
@@ -10,8 +12,8 @@ from ._doc import document
 _NAMES = ("out", "src")
 
 
-def softmax(src: A, dim: int = -1, *, out: A | None = None, backend: Backend = "auto",
-            variant: str | None = None) -> A:
+def softmax(src: A, dim: int = -1, *, out: Optional[A] = None, backend: Backend = "auto",
+            variant: Optional[str] = None) -> A:
     known = None
     if out is None:
         out, known = empty_like_input("softmax", src)
@@ -35,14 +37,14 @@ not overlap src); returns it. float32, float16, bfloat16.""", """\
 
 
 def softmax_(out: A, src: Array, dim: int = -1, *, backend: Backend = "auto",
-             variant: str | None = None) -> A:
+             variant: Optional[str] = None) -> A:
     """Writes softmax(src, dim) into out (out must not overlap src); returns out."""
     params = {"dim": normalize_dim("softmax_", dim, describe_input("softmax_", src).ndim)}
     return run_once("softmax_", "softmax", _NAMES, (out, src), params, backend, variant)
 
 
 def prepare_softmax(out: Array, src: Array, dim: int = -1, *, backend: Backend = "auto",
-                    variant: str | None = None) -> PreparedOp:
+                    variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing softmax_(out, src, dim)."""
     params = {"dim": normalize_dim("prepare_softmax", dim,
                                    describe_input("prepare_softmax", src).ndim)}

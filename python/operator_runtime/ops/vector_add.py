@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from .._arrays import describe_all, numpy
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
@@ -11,8 +13,8 @@ from ._doc import document
 _NAMES = ("out", "a", "b")
 
 
-def vector_add(a: A, b: Array, *, out: A | None = None, backend: Backend = "auto",
-               variant: str | None = None) -> A:
+def vector_add(a: A, b: Array, *, out: Optional[A] = None, backend: Backend = "auto",
+               variant: Optional[str] = None) -> A:
     known = None
     if out is None:
         first, second = describe_all("vector_add", ("a", "b"), (a, b), has_out=False)
@@ -39,12 +41,12 @@ float16, bfloat16.""", """\
 
 
 def vector_add_(out: A, a: Array, b: Array, *, backend: Backend = "auto",
-                variant: str | None = None) -> A:
+                variant: Optional[str] = None) -> A:
     """Writes a + b into out (out may be a or b itself); returns out."""
     return run_once("vector_add_", "vector_add", _NAMES, (out, a, b), {}, backend, variant)
 
 
 def prepare_vector_add(out: Array, a: Array, b: Array, *, backend: Backend = "auto",
-                       variant: str | None = None) -> PreparedOp:
+                       variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing vector_add_(out, a, b)."""
     return prepare("prepare_vector_add", "vector_add", _NAMES, (out, a, b), {}, backend, variant)
