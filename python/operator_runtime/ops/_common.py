@@ -113,8 +113,6 @@ def describe_input(func, src, name="src"):
 
 def normalize_dim(func, dim, ndim):
     """dim as a non-negative int; a 0-d src counts as shape (1,), as in the C API."""
-    if isinstance(dim, bool):
-        raise TypeError(f"{func}: dim must be an int, got bool")
     try:
         d = operator.index(dim)
     except TypeError:
