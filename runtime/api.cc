@@ -9,6 +9,7 @@
 #include "runtime/internal/backend.h"
 #include "runtime/internal/dtype.h"
 #include "runtime/internal/dispatch.h"
+#include "runtime/cpu/cpu_parallel.h"
 #include "runtime/internal/error.h"
 #include "runtime/gpu/gpu_runtime.h"
 #include "runtime/internal/tensor.h"
@@ -189,6 +190,21 @@ oprt_status_t oprt_backend_is_available(oprt_backend_t backend, int *available) 
                           "oprt_backend_is_available: backend = %d is not a known backend",
                           oprt::enum_value(backend));
     *available = oprt::backend_available(backend) ? 1 : 0;
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t oprt_set_num_threads(int n) {
+    if (n < 0 || n > OPRT_MAX_THREADS)
+        return oprt::fail(OPRT_ERR_INVALID_ARG, "oprt_set_num_threads: n = %d is outside 0..%d (0: the default)",
+                          n, OPRT_MAX_THREADS);
+    oprt::cpu::set_max_threads(n);
+    return OPRT_SUCCESS;
+}
+
+oprt_status_t oprt_get_num_threads(int *n) {
+    if (n == nullptr)
+        return oprt::fail(OPRT_ERR_INVALID_ARG, "oprt_get_num_threads: n (output pointer) is NULL");
+    *n = oprt::cpu::max_threads();
     return OPRT_SUCCESS;
 }
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# From a fresh machine to a running project: installs the Python requirements,
+# From a fresh machine to a running project: installs GoogleTest and the Python requirements,
 # builds the best variant this machine can run (NVIDIA when nvcc and a GPU are
 # present, else CPU), then runs every operator: checks, then the benchmark table.
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
-"$PYTHON" -m pip install -q -r "$REPO_ROOT/requirements.txt"
+bash "$REPO_ROOT/scripts/build_cpu.sh" env  # tools, GoogleTest, Python requirements
 if command -v nvcc >/dev/null 2>&1 && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
     variant=nvidia
 else

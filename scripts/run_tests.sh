@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it on a machine without a GPU: installs the
-# Python requirements, builds the CPU variant and runs its tests (ctest,
+# The whole test suite, as CI runs it on a machine without a GPU: installs GoogleTest
+# and the Python requirements, builds the CPU variant and runs its tests (ctest,
 # run_ops, examples, pytest: pytest's summary line comes last). Where nvcc
 # exists the NVIDIA variant is compiled and linked too (its GPU tests run with
 # `bash scripts/build_nvidia.sh test` on a GPU machine; here they skip).
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
-"$PYTHON" -m pip install -q -r "$REPO_ROOT/requirements.txt"
+bash "$REPO_ROOT/scripts/build_cpu.sh" env  # tools, GoogleTest, Python requirements
 if command -v nvcc >/dev/null 2>&1 && [[ "${CAMP_SKIP_NVIDIA_BUILD:-0}" != 1 ]]; then
     bash "$REPO_ROOT/scripts/build_nvidia.sh" build
     (cd "${NVIDIA_BUILD_DIR:-$REPO_ROOT/build-nvidia}" && ctest --output-on-failure)

@@ -76,7 +76,8 @@ OPRT_API const char *oprt_dtype_string(oprt_dtype_t dtype);
  * execute one descriptor (and query its workspace size) at the same time, on
  * the GPU on as many streams, provided each call has its own output and its own
  * workspace; the results are bit for bit those of one thread. The CPU backend
- * runs in the calling thread (with its own OpenMP team). Creating and destroying
+ * runs in the calling thread, helped by the library's thread pool (see
+ * oprt_set_num_threads) while no other call uses it. Creating and destroying
  * different descriptors from different threads is safe; destroying one must not
  * race with another call on it (kernels already launched do not need it). The
  * error message (oprt_last_error_message) is per thread as well. */
@@ -86,6 +87,18 @@ OPRT_API oprt_status_t oprt_get_backend(oprt_backend_t *backend);
 /* *available = 1 when the backend is compiled into this library and a device
  * for it is present (CPU: always; AUTO: always, it falls back to CPU). */
 OPRT_API oprt_status_t oprt_backend_is_available(oprt_backend_t backend, int *available);
+
+/* The CPU backend's threads, process-wide: a call large enough (tens of thousands
+ * of elements) is split over up to n threads, the calling one included; their
+ * sleeping workers never spin, and a call never waits for one that has not started,
+ * so busy cores slow it down to one thread's speed at worst. n = 0 restores the
+ * default, the number of CPUs this process may run on; n = 1 runs every call in the
+ * calling thread alone. OPRT_ERR_INVALID_ARG for n < 0 or n > OPRT_MAX_THREADS.
+ * The results do not depend on n beyond rounding (reduce_sum joins partial sums
+ * per thread count). oprt_get_num_threads gives the count calls use now. */
+#define OPRT_MAX_THREADS 1024
+OPRT_API oprt_status_t oprt_set_num_threads(int n);
+OPRT_API oprt_status_t oprt_get_num_threads(int *n);
 
 /* The message of the last failure on this thread ("" when none yet). */
 OPRT_API const char *oprt_last_error_message(void);

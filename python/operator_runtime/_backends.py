@@ -3,7 +3,7 @@
 "auto" runs where the data lives: host arrays on "cpu", GPU arrays on the GPU
 backend of the loaded library. "cpu", "nvidia" and "metax" are backends of the
 C library. Backends written in Python plug in with register_backend(). The
-"tilelang" one (operator_runtime/_tilelang.py) registers itself the first time
+"tilelang" one (operator_runtime/_tilelang.py) is registered here the first time
 it is asked for, when the tilelang package can be imported; otherwise asking
 for it fails with the reason and the pip extra that installs it.
 """
@@ -40,8 +40,8 @@ def python_backend(name):
     if prepare is None and name == "tilelang":
         from . import _tilelang
 
-        _tilelang.load()  # registers it, or raises OperatorRuntimeError saying why not
-        prepare = _registered.get(name)
+        # Its prepare function, or OperatorRuntimeError saying why not.
+        prepare = _registered.setdefault(name, _tilelang.load())
     if prepare is None:
         raise OperatorRuntimeError(
             f"{name} backend is not available: no {name} implementation is registered in this "

@@ -63,6 +63,8 @@ _API_SIGNATURES = {
     "oprt_get_backend": (_c_status, [ctypes.POINTER(ctypes.c_int)]),
     "oprt_backend_is_available": (_c_status, [ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
     "oprt_last_error_message": (ctypes.c_char_p, []),
+    "oprt_set_num_threads": (_c_status, [ctypes.c_int]),
+    "oprt_get_num_threads": (_c_status, [ctypes.POINTER(ctypes.c_int)]),
 }
 
 # Per operator: its input count and the C type of its trailing scalar

@@ -1,7 +1,10 @@
 """PreparedOp: a descriptor and its workspace, created once and run many times."""
 
+from __future__ import annotations
+
 import ctypes
 import threading
+from typing import Any, Optional
 
 from . import _backends, _lib
 from ._arrays import DTYPE_NAMES, describe_all
@@ -20,6 +23,7 @@ class PreparedOp:
     _desc = None
     _runner = None
     _calls = None  # C descriptor only: guards _desc and counts the C calls using it
+    _adapt = None  # run_inputs' arrays -> (the arrays the C call takes, the result to return)
 
     def __init__(self, op, operands, params, backend, func=None, variant=None):
         """Internal: use the prepare_<op> functions. `operands` come from describe_all;
@@ -70,7 +74,7 @@ class PreparedOp:
             raise
 
     @property
-    def kernel_name(self):
+    def kernel_name(self) -> Optional[str]:
         """The kernel the C library's plan picked for these arrays, e.g. "cpu.rows_buffered"
         (for logs and benchmarks; a Python backend's runner may name one too, e.g.
         "tilelang.softmax")."""
@@ -84,18 +88,21 @@ class PreparedOp:
             self._exit_call()
         return (name.value or b"").decode()
 
-    def run(self):
+    def run(self) -> Any:
         """Runs on the arrays given to prepare; returns the output array."""
         operands = self._live_operands()
         return self._execute(operands, self._ptrs)
 
-    def run_inputs(self, *arrays):
+    def run_inputs(self, *arrays: Any) -> Any:
         """Runs on new arrays (output first) laid out exactly like the prepared ones."""
         prepared = self._live_operands()
         names = tuple(o.name for o in prepared)
         if len(arrays) != len(prepared):
             raise TypeError(f"{self.op}.run_inputs: takes {len(prepared)} arrays "
                             f"({', '.join(names)}), got {len(arrays)}")
+        result = None
+        if self._adapt is not None:
+            arrays, result = self._adapt(arrays)
         operands = describe_all(f"{self.op}.run_inputs", names, arrays, has_out=True)
         for new, old in zip(operands, prepared):
             where = f"{self.op}.run_inputs: {new.name}"
@@ -109,9 +116,10 @@ class PreparedOp:
                     f"{where} has shape {new.shape}, strides {new.strides} on "
                     f"{new.device_string()}; prepared with shape {old.shape}, strides "
                     f"{old.strides} on {old.device_string()} (element strides)")
-        return self._execute(operands, _data_pointers(operands))
+        out = self._execute(operands, _data_pointers(operands))
+        return out if result is None else result
 
-    def destroy(self):
+    def destroy(self) -> None:
         """Frees the descriptor and workspace; calling it again does nothing. Safe from
         any thread: it waits for runs in progress in other threads, and frees the
         descriptor exactly once."""
@@ -129,7 +137,7 @@ class PreparedOp:
         if desc is not None:
             self._check(self._destroy_c(desc))
 
-    def __enter__(self):
+    def __enter__(self) -> PreparedOp:
         return self
 
     def __exit__(self, *exc):
@@ -163,14 +171,24 @@ class PreparedOp:
             if runner is not None:  # a Python backend: the C checks of execute, then its kernel
                 self._check(self._c.check_execute(desc, *ptrs))
                 runner(tuple(o.array for o in operands))
-                return out.array
+                return out.source
             ws = self._workspace
             status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
                 desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
         finally:
             self._exit_call()
         self._check(status)
-        return out.array
+        return out.source
+
+    def _execute_owned(self, operands, ptrs):
+        """_execute for a PreparedOp no other thread can reach (the plan cache's entry taken
+        by one call): no in-flight accounting. A C backend only."""
+        out = operands[0]
+        ws = self._workspace
+        status = out.kind.launch(out.device, ws, lambda stream: self._c.execute(
+            self._desc, ws and ws.ptr, self.workspace_size, *ptrs, stream))
+        self._check(status)
+        return out.source
 
     def _enter_call(self):
         """The live descriptor and runner (None for a C backend), counted as in use until

@@ -21,7 +21,6 @@ import os
 import threading
 from pathlib import Path
 
-from ._backends import register_backend
 from .errors import ERR_NOT_SUPPORTED, InvalidArgumentError, OperatorRuntimeError
 
 INSTALL_HINT = ("pip install 'operator-runtime[tilelang]' (or pip install -r "
@@ -66,11 +65,13 @@ def _at_exit():
 
 
 def load():
-    """Imports tilelang and registers the backend; raises OperatorRuntimeError saying why
-    it cannot (the reason is also what the test suite prints when it skips)."""
+    """Imports tilelang and torch; returns the backend's prepare function (which
+    _backends registers), or raises OperatorRuntimeError saying why it cannot (the reason
+    is also what the test suite prints when it skips). This module imports nothing of
+    the package's backend registry: _backends imports it, never the other way round."""
     with _lock:
         if "registered" in _state:
-            return
+            return prepare
         try:
             import tilelang  # noqa: F401
             import torch
@@ -81,7 +82,7 @@ def load():
         _state["torch"] = torch
         _state["registered"] = True
         atexit.register(_at_exit)  # after tilelang's and torch's own: it runs before them
-    register_backend("tilelang", prepare)
+    return prepare
 
 
 def kernel_path(op):

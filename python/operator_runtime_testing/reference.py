@@ -21,8 +21,9 @@ def relu(src, negative_slope=0.0):
     return np.where(src > 0, src, negative)
 
 
-def reduce_sum(src, dim=-1, keepdim=False):
-    """dim=None sums every element; a 0-d src sums to itself; inf + -inf gives NaN."""
+def reduce_sum(src, dim=None, keepdim=False):
+    """dim=None (the default, as numpy and torch) sums every element; dim may be a tuple;
+    a 0-d src sums to itself; inf + -inf gives NaN."""
     with np.errstate(invalid="ignore"):
         if dim is None:
             return np.full((1,) * src.ndim if keepdim else (), src.sum(dtype=np.float64))

@@ -25,18 +25,20 @@ void for_each_row(const ElementwisePlan &p, T *out, const T *in0, const T *in1, 
     const int64_t rows = p.numel / cols;
     const int64_t so = p.strides[0][last], s0 = p.strides[1][last],
                   s1 = p.num_inputs > 1 ? p.strides[2][last] : 0;
-#pragma omp parallel for schedule(static) if (p.numel >= kParallelGrain)
-    for (int64_t r = 0; r < rows; ++r) {
-        int64_t oo = 0, o0 = 0, o1 = 0, rest = r;
-        for (int d = last - 1; d >= 0; --d) {
-            const int64_t idx = rest % p.shape[d];
-            rest /= p.shape[d];
-            oo += idx * p.strides[0][d];
-            o0 += idx * p.strides[1][d];
-            if (p.num_inputs > 1) o1 += idx * p.strides[2][d];
+    const int64_t grain = cols > 0 ? (kParallelGrain + cols - 1) / cols : rows;  // rows per chunk
+    parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) {
+            int64_t oo = 0, o0 = 0, o1 = 0, rest = r;
+            for (int d = last - 1; d >= 0; --d) {
+                const int64_t idx = rest % p.shape[d];
+                rest /= p.shape[d];
+                oo += idx * p.strides[0][d];
+                o0 += idx * p.strides[1][d];
+                if (p.num_inputs > 1) o1 += idx * p.strides[2][d];
+            }
+            row(out + oo, in0 + o0, in1 + o1, cols, so, s0, s1);
         }
-        row(out + oo, in0 + o0, in1 + o1, cols, so, s0, s1);
-    }
+    });
 }
 
 template <typename T, typename Op>
@@ -44,8 +46,14 @@ void elementwise(const ElementwisePlan &p, T *out, const T *in0, const T *in1, O
     if (in1 == nullptr) in1 = in0;  // unary ops ignore it; keeps pointer arithmetic defined
     const int64_t n = p.numel;
     if (p.contiguous) {
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-        for (int64_t i = 0; i < n; ++i) op(out + i, in0 + i, in1 + i);
+        parallel_for(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+            // Local copies: the loop vectorizes as well through the pool's function pointer
+            // as inlined (reading the captures inside it ran 1.7x slower).
+            T *o = out + begin;
+            const T *a = in0 + begin, *b = in1 + begin;
+            const Op f = op;
+            for (int64_t i = 0, m = end - begin; i < m; ++i) f(o + i, a + i, b + i);
+        });
         return;
     }
     for_each_row(p, out, in0, in1,
@@ -86,12 +94,10 @@ void elementwise_f32(const ElementwisePlan &p, T *out, const T *in0, const T *in
         const bool binary = p.num_inputs > 1;
         if (p.contiguous) {
             const int64_t n = p.numel, blocks = (n + kConvertBlock - 1) / kConvertBlock;
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
-            for (int64_t b = 0; b < blocks; ++b) {
-                const int64_t i0 = b * kConvertBlock;
-                dense_f32_blocks(out + i0, in0 + i0, binary ? in1 + i0 : nullptr, std::min(kConvertBlock, n - i0),
-                                 binary, f);
-            }
+            parallel_for(blocks, kParallelGrain / kConvertBlock, [&](int64_t b0, int64_t b1) {
+                const int64_t i0 = b0 * kConvertBlock, i1 = std::min(b1 * kConvertBlock, n);
+                dense_f32_blocks(out + i0, in0 + i0, binary ? in1 + i0 : nullptr, i1 - i0, binary, f);
+            });
             return;
         }
         if (in1 == nullptr) in1 = in0;

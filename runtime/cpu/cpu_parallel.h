@@ -1,11 +1,8 @@
-// CPU backend helpers: when to fan out over OpenMP threads, and vector ISA clones.
+// CPU backend helpers: when to fan out over threads (cpu_pool.cc), and vector ISA clones.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 // Compute-heavy f32 loops are compiled for AVX-512, AVX2 and baseline x86-64
 // and the loader picks the best the CPU has (GCC function multi-versioning):
@@ -21,28 +18,37 @@ namespace oprt::cpu {
 // Below this many elements a parallel region costs more than it saves.
 constexpr int64_t kParallelGrain = 1 << 15;
 
-inline int max_threads() {
-#if defined(_OPENMP)
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
+// The threads a parallel_for may use, the caller's included: oprt_set_num_threads,
+// else the CPUs this process may run on.
+int max_threads();
+void set_max_threads(int n);  // 0: the default
+bool in_parallel();            // inside a parallel_for (nested ones run serially)
+void run_chunks(int64_t chunks, int threads, void (*call)(void *, int64_t), void *ctx);
+// Whether a call looks at the machine's load (on by default: with more runnable threads
+// than CPUs it runs on the calling thread alone). For the pool's own tests.
+void set_load_check(bool on);
 
-inline int thread_index() {
-#if defined(_OPENMP)
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
-inline int team_size() {
-#if defined(_OPENMP)
-    return omp_get_num_threads();
-#else
-    return 1;
-#endif
+// fn(begin, end) over [0, n) in chunks of at least `grain` items, on up to
+// max_threads() threads: the caller takes chunks, and so do the pool's workers as
+// they get a core (so a call never waits for a thread the OS has not run). Serial
+// when n < 2 * grain, with one thread, or inside another parallel_for. The chunk
+// boundaries depend on n, grain and max_threads() only, never on timing.
+template <typename F>
+void parallel_for(int64_t n, int64_t grain, const F &fn) {
+    grain = std::max<int64_t>(grain, 1);
+    const int threads = max_threads();
+    if (n < 2 * grain || threads <= 1 || in_parallel()) {
+        if (n > 0) fn(int64_t{0}, n);
+        return;
+    }
+    struct Job {
+        const F *fn;
+        int64_t n, chunks;
+    } job{&fn, n, std::min<int64_t>(n / grain, int64_t{8} * threads)};
+    run_chunks(job.chunks, threads, [](void *p, int64_t k) {
+        const Job &j = *static_cast<const Job *>(p);
+        (*j.fn)(j.n * k / j.chunks, j.n * (k + 1) / j.chunks);
+    }, &job);
 }
 
 }  // namespace oprt::cpu

@@ -12,7 +12,7 @@ log() { printf '\n== %s\n' "$*"; }
 usage() {
     cat <<USAGE
 usage: bash scripts/build_${VARIANT}.sh [env|configure|build|test|all|clean]   (default: build)
-  env        check the tools and install the Python requirements
+  env        check the tools, install GoogleTest (apt, as root) and the Python requirements
   configure  run CMake into \$BUILD_DIR (again only if CAMP_FORCE_RECONFIGURE=1)
   build      configure if needed, then compile libcamp_ops.so
   test       ctest, run_ops --mode test, the examples, then pytest
@@ -20,6 +20,24 @@ usage: bash scripts/build_${VARIANT}.sh [env|configure|build|test|all|clean]   (
   clean      remove \$BUILD_DIR
 variables: BUILD_DIR=$BUILD_DIR CAMP_FORCE_RECONFIGURE=${CAMP_FORCE_RECONFIGURE:-0} JOBS=$JOBS
 USAGE
+}
+
+# GoogleTest, for the C++ tests (without it CMake skips them with a warning): the
+# Debian package libgtest-dev, installed with apt-get when missing and running as root.
+ensure_gtest() {
+    local dir
+    for dir in /usr/include /usr/local/include; do
+        [[ -f "$dir/gtest/gtest.h" ]] && return 0
+    done
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+        log "installing GoogleTest (libgtest-dev)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgtest-dev >/dev/null 2>&1 || {
+            apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgtest-dev >/dev/null
+        } || echo "GoogleTest: apt-get install libgtest-dev failed; the C++ tests will be skipped" >&2
+    else
+        echo "GoogleTest not found: the C++ tests will be skipped (install libgtest-dev, e.g." \
+             "sudo apt-get install libgtest-dev, then CAMP_FORCE_RECONFIGURE=1)" >&2
+    fi
 }
 
 do_env() {
@@ -30,6 +48,7 @@ do_env() {
     c++ --version | head -1
     "$PYTHON" --version
     variant_env
+    ensure_gtest
     "$PYTHON" -m pip install -q -r "$REPO_ROOT/requirements.txt"
 }
 

@@ -11,25 +11,29 @@ from .shapes import SHAPES_ND, SIZES_1D, name
 
 
 def _out_shape(shapes, params):
-    shape, dim, keepdim = shapes[0], params.get("dim", -1), params.get("keepdim", False)
+    shape, dim, keepdim = shapes[0], params.get("dim"), params.get("keepdim", False)
     if dim is None:
         return (1,) * len(shape) if keepdim else ()
     if not shape:
         return ()
-    d = dim % len(shape)
-    return shape[:d] + ((1,) if keepdim else ()) + shape[d + 1:]
+    dims = {d % len(shape) for d in (dim if isinstance(dim, tuple) else (dim,))}
+    return tuple(1 if d in dims else n for d, n in enumerate(shape)
+                 if keepdim or d not in dims)
 
 
 def _tolerance(dtype, inputs, params):
     (src,) = inputs
-    dim, keepdim = params.get("dim", -1), params.get("keepdim", False)
-    axis_len = src.size if dim is None or src.ndim == 0 else src.shape[dim]
+    dim, keepdim = params.get("dim"), params.get("keepdim", False)
+    if dim is None or src.ndim == 0:
+        axis_len = src.size
+    else:
+        axis_len = int(np.prod([src.shape[d] for d in (dim if isinstance(dim, tuple) else (dim,))]))
     with np.errstate(over="ignore", invalid="ignore"):
         l2 = np.sqrt(reference.reduce_sum(src * src, dim, keepdim))
     return assertions.reduction(dtype, axis_len, l2)
 
 
-def _torch_sum(src, dim=-1, keepdim=False):
+def _torch_sum(src, dim=None, keepdim=False):
     if dim is None:
         return src.sum().reshape((1,) * src.dim() if keepdim else ())
     return src.sum(dim=dim, keepdim=keepdim)
@@ -73,6 +77,12 @@ CASES = (
        for s, layout in (((33, 65), "contiguous"), ((33, 65), "transposed"), ((), "contiguous"),
                          ((0, 3), "contiguous"), ((3, 5, 7), "expanded"), ((70001,), "offset"))
        for k in (False, True)]
+    + [case(f"dims_{name(s)}_{layout}_dim{'_'.join(map(str, d))}_keep{k}", Operand(s, layout),
+            params={"dim": d, "keepdim": k})
+       for s, layout, d in (((3, 5, 7), "contiguous", (1, 2)), ((3, 5, 7), "contiguous", (0, 1)),
+                            ((3, 5, 7), "contiguous", (-1, 0, 1)), ((33, 65), "transposed", (0, 1)),
+                            ((4, 0, 3), "contiguous", (0, 1)), ((2, 3, 4, 5), "contiguous", (1, 2)))
+       for k in (False, True)]
     + [
         # Rows and columns on both sides of the CPU kernel's chunk (4096), block (16384, and
         # 1024 for axes under 8 rows) and flush (64 rows) sizes, and long rows split across threads.
@@ -105,9 +115,15 @@ ERROR_CASES = [
         L.empty((3,)), L.empty((3, 4)), dim=-3, backend=b), ValueError, r"dim = -3"),
     ErrorCase("dim_float", lambda L, b: ort.reduce_sum(L.empty((3, 4)), dim=1.0, backend=b),
               TypeError, r"dim must be an int, got float"),
-    ErrorCase("dim_none_inplace", lambda L, b: ort.reduce_sum_(L.empty(()), L.empty((3, 4)),
-                                                               dim=None, backend=b),
-              TypeError, r"dim=None"),
+    ErrorCase("dim_empty_tuple", lambda L, b: ort.reduce_sum(L.empty((3, 4)), dim=(),
+                                                              backend=b),
+              ValueError, r"dim = \(\) is ambiguous"),
+    ErrorCase("dim_repeated", lambda L, b: ort.reduce_sum(L.empty((3, 4)), dim=(1, -1),
+                                                           backend=b),
+              ValueError, r"names a dim more than once"),
+    ErrorCase("prepare_unmergeable", lambda L, b: ort.prepare_reduce_sum(
+        L.empty((4,)), L.empty((2, 4, 3)), dim=(0, 2), backend=b), ValueError,
+              r"cannot be viewed with dims \(0, 2\) merged"),
     ErrorCase("out_shape", lambda L, b: ort.reduce_sum_(L.empty((4,)), L.empty((3, 4)), dim=1,
                                                         backend=b),
               ValueError, r"out shape \(4\) must be in shape \(3, 4\) with axis 1 removed"),

@@ -1,9 +1,9 @@
 // Concurrency on the CPU backend. A descriptor is read-only after creation:
 // many threads may execute one descriptor at once, each with its own output
 // (and workspace), and get bit for bit what one thread gets. The current
-// backend and the last error message are per thread. OpenMP regions of the
-// kernels run inside the callers' threads (shapes above the 2^15-element
-// grain), so this also runs the parallel paths concurrently.
+// backend and the last error message are per thread. The kernels' parallel
+// loops (shapes above the 2^15-element grain) share one thread pool: one caller
+// at a time uses it, the others run in their own thread, so this runs both.
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -14,12 +14,9 @@ void copy_typed(const ElementwisePlan &p, T *dst, const T *src) {
     if (p.contiguous) {
         if (dst == src) return;
         const int64_t n = p.numel;
-        const int threads = n >= oprt::cpu::kParallelGrain ? oprt::cpu::max_threads() : 1;
-#pragma omp parallel for schedule(static) num_threads(threads)
-        for (int t = 0; t < threads; ++t) {
-            const int64_t begin = n * t / threads, end = n * (t + 1) / threads;
+        oprt::cpu::parallel_for(n, oprt::cpu::kParallelGrain, [&](int64_t begin, int64_t end) {
             std::memcpy(dst + begin, src + begin, size_t(end - begin) * sizeof(T));
-        }
+        });
         return;
     }
     oprt::cpu::elementwise(p, dst, src, static_cast<const T *>(nullptr), [](T *o, const T *a, const T *) { *o = *a; });

@@ -17,6 +17,10 @@ namespace {
 
 using oprt::cpu::kParallelGrain;
 using oprt::cpu::max_threads;
+using oprt::cpu::parallel_for;
+
+// Items per chunk of a parallel_for whose items cost `per_item` elements each.
+int64_t grain_of(int64_t per_item) { return per_item > 0 ? (kParallelGrain + per_item - 1) / per_item : 1; }
 
 constexpr int64_t kChunk = 4096;  // elements summed in f32 before joining the f64 total
 constexpr int kLanes = 16;
@@ -95,12 +99,13 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
     };
     const int threads = max_threads();
     if (!split_rows(p, threads)) {
-#pragma omp parallel for schedule(static) if (p.in_numel >= kParallelGrain)
-        for (int64_t o = 0; o < p.outer; ++o) {
-            int64_t io, oo;
-            axis_outer_offsets(p, o, &io, &oo);
-            out[oo] = from_f32<T>(float(row_sum(in + io, L)));
-        }
+        parallel_for(p.outer, grain_of(L), [&](int64_t begin, int64_t end) {
+            for (int64_t o = begin; o < end; ++o) {
+                int64_t io, oo;
+                axis_outer_offsets(p, o, &io, &oo);
+                out[oo] = from_f32<T>(float(row_sum(in + io, L)));
+            }
+        });
         return;
     }
     // Few long rows: every thread sums one slice of each row. The slices'
@@ -110,11 +115,12 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
         int64_t io, oo;
         axis_outer_offsets(p, o, &io, &oo);
         const T *row = in + io;
-#pragma omp parallel for schedule(static)
-        for (int t = 0; t < threads; ++t) {
-            const int64_t begin = L * t / threads, end = L * (t + 1) / threads;
-            partial[size_t(t)] = row_sum(row + begin * (dense ? 1 : p.in_axis_stride), end - begin);
-        }
+        parallel_for(threads, 1, [&](int64_t t0, int64_t t1) {
+            for (int64_t t = t0; t < t1; ++t) {
+                const int64_t begin = L * t / threads, end = L * (t + 1) / threads;
+                partial[size_t(t)] = row_sum(row + begin * (dense ? 1 : p.in_axis_stride), end - begin);
+            }
+        });
         double total = 0.0;
         for (int t = 0; t < threads; ++t) total += partial[size_t(t)];
         out[oo] = from_f32<T>(float(total));
@@ -168,13 +174,14 @@ void reduce_inner(const AxisPlan &p, const T *in, T *out) {
             int64_t io, oo, i0;
             const int64_t width = locate(t, &io, &oo, &i0);
             std::vector<double> parts(size_t(threads) * size_t(width), 0.0);
-#pragma omp parallel for schedule(static)
-            for (int th = 0; th < threads; ++th) {
-                const int64_t k0 = L * th / threads, k1 = L * (th + 1) / threads;
+            parallel_for(threads, 1, [&](int64_t t0, int64_t t1) {
                 std::vector<float> acc(static_cast<size_t>(width));
-                sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width, acc.data(),
-                          parts.data() + size_t(th) * size_t(width));
-            }
+                for (int64_t th = t0; th < t1; ++th) {
+                    const int64_t k0 = L * th / threads, k1 = L * (th + 1) / threads;
+                    sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width, acc.data(),
+                              parts.data() + size_t(th) * size_t(width));
+                }
+            });
             for (int64_t i = 0; i < width; ++i) {
                 double total = 0.0;
                 for (int th = 0; th < threads; ++th) total += parts[size_t(th) * size_t(width) + i];
@@ -183,22 +190,20 @@ void reduce_inner(const AxisPlan &p, const T *in, T *out) {
         }
         return;
     }
-    // Each thread's running sums, allocated once per execute rather than once
-    // per block (up to 192 KiB: too much for a thread's stack).
+    // Each chunk's running sums, allocated once per chunk rather than once per
+    // block (up to 192 KiB: too much for a thread's stack).
     const size_t scratch = size_t(std::min(block, p.inner));
-#pragma omp parallel if (p.in_numel >= kParallelGrain)
-    {
+    parallel_for(tasks, grain_of(L * int64_t(scratch)), [&](int64_t begin, int64_t end) {
         std::vector<float> acc(scratch);
         std::vector<double> total(scratch);
-#pragma omp for schedule(static)
-        for (int64_t t = 0; t < tasks; ++t) {
+        for (int64_t t = begin; t < end; ++t) {
             int64_t io, oo, i0;
             const int64_t width = locate(t, &io, &oo, &i0);
             std::fill(total.begin(), total.begin() + width, 0.0);
             sum_block(in + io + i0, p.in_axis_stride, L, width, acc.data(), total.data());
             for (int64_t i = 0; i < width; ++i) out[oo + i0 + i] = from_f32<T>(float(total[size_t(i)]));
         }
-    }
+    });
 }
 
 template <typename T>

@@ -132,11 +132,11 @@ void softmax(const AxisPlan &p, const ExecArgs &args) {
     const int64_t n = p.axis_len;
     const int64_t slices = p.outer * p.inner;
     const bool buffered = n <= kBufferedRow;
-#pragma omp parallel if (p.in_numel >= oprt::cpu::kParallelGrain)
-    {
+    // Slices per chunk: kParallelGrain elements' worth (the call is serial below that).
+    const int64_t grain = n > 0 ? (oprt::cpu::kParallelGrain + n - 1) / n : slices;
+    oprt::cpu::parallel_for(slices, grain, [&](int64_t begin, int64_t end) {
         std::vector<float> buf(size_t(buffered ? n : kChunk));
-#pragma omp for schedule(static)
-        for (int64_t t = 0; t < slices; ++t) {
+        for (int64_t t = begin; t < end; ++t) {
             const int64_t o = t / p.inner, i = t % p.inner;
             int64_t io, oo;
             axis_outer_offsets(p, o, &io, &oo);
@@ -147,7 +147,7 @@ void softmax(const AxisPlan &p, const ExecArgs &args) {
                 softmax_streaming(in + io + i, p.in_axis_stride, out + oo + i, p.out_axis_stride,
                                   n, buf.data());
         }
-    }
+    });
 }
 
 }  // namespace

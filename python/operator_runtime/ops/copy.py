@@ -1,21 +1,41 @@
 """copy: dst = src, with src broadcast to dst's shape by numpy rules."""
 
-from ._common import describe_input, prepare, run_once
+from __future__ import annotations
+
+from typing import Optional
+
+from .._prepared import PreparedOp
+from .._typing import A, Array, Backend
+from ._common import empty_like_input, prepare, run_once
+from ._doc import document
 
 _NAMES = ("dst", "src")
 
 
-def copy(src, *, backend="auto", variant=None):
-    """A new contiguous array equal to src, allocated by src's library."""
-    s = describe_input("copy", src)
-    return run_once("copy", "copy", _NAMES, (s.kind.empty(s, s.shape), src), {}, backend, variant)
+def copy(src: A, *, out: Optional[A] = None, backend: Backend = "auto",
+         variant: Optional[str] = None) -> A:
+    known = None
+    if out is None:
+        out, known = empty_like_input("copy", src)
+    return run_once("copy", "copy", _NAMES, (out, src), {}, backend, variant, known=known)
 
 
-def copy_(dst, src, *, backend="auto", variant=None):
-    """Writes src into dst; returns dst."""
+copy.__doc__ = document("copy", """\
+A copy of src: a new contiguous array allocated by src's library, or out=
+(src broadcast to out's shape by numpy rules); returns it. float32, float16,
+bfloat16; dst and src must not overlap (unless identical).""", """\
+    >>> import numpy as np, operator_runtime as ort
+    >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> ort.copy(x.T).flags["C_CONTIGUOUS"]
+    True""")
+
+
+def copy_(dst: A, src: Array, *, backend: Backend = "auto", variant: Optional[str] = None) -> A:
+    """Writes src (broadcast to dst's shape) into dst; returns dst."""
     return run_once("copy_", "copy", _NAMES, (dst, src), {}, backend, variant)
 
 
-def prepare_copy(dst, src, *, backend="auto", variant=None):
+def prepare_copy(dst: Array, src: Array, *, backend: Backend = "auto",
+                 variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing copy_(dst, src)."""
     return prepare("prepare_copy", "copy", _NAMES, (dst, src), {}, backend, variant)

@@ -1,33 +1,55 @@
 """relu: out = src > 0 ? src : negative_slope * src (negative_slope 0 is the plain ReLU)."""
 
-import numbers
+from __future__ import annotations
 
-from ._common import describe_input, prepare, run_once
+import numbers
+from typing import Optional
+
+from .._prepared import PreparedOp
+from .._typing import A, Array, Backend
+from ._common import empty_like_input, prepare, run_once
+from ._doc import document
 
 _NAMES = ("out", "src")
 
 
 def _params(func, negative_slope):
+    if type(negative_slope) is float:  # the common case, without the ABC check
+        return {"negative_slope": negative_slope}
     if not isinstance(negative_slope, numbers.Real):
         raise TypeError(f"{func}: negative_slope must be a real number, got "
                         f"{type(negative_slope).__name__}")
     return {"negative_slope": float(negative_slope)}
 
 
-def relu(src, negative_slope=0.0, *, backend="auto", variant=None):
-    """A new array relu(src), allocated by src's library."""
+def relu(src: A, negative_slope: float = 0.0, *, out: Optional[A] = None,
+         backend: Backend = "auto", variant: Optional[str] = None) -> A:
     params = _params("relu", negative_slope)
-    s = describe_input("relu", src)
-    return run_once("relu", "relu", _NAMES, (s.kind.empty(s, s.shape), src), params, backend, variant)
+    known = None
+    if out is None:
+        out, known = empty_like_input("relu", src)
+    return run_once("relu", "relu", _NAMES, (out, src), params, backend, variant, known=known)
 
 
-def relu_(out, src, negative_slope=0.0, *, backend="auto", variant=None):
-    """Writes relu(src) into out (out may be src itself); returns out."""
+relu.__doc__ = document("relu", """\
+relu(src) elementwise: src where src > 0, else negative_slope * src (0, the
+default, is the plain ReLU; NaN stays NaN): a new array allocated by src's
+library, or out= (src broadcast to out's shape; out may be src itself);
+returns it. float32, float16, bfloat16.""", """\
+    >>> import numpy as np, operator_runtime as ort
+    >>> ort.relu(np.array([-2.0, 3.0], dtype=np.float32), 0.5)
+    array([-1.,  3.], dtype=float32)""")
+
+
+def relu_(out: A, src: Array, negative_slope: float = 0.0, *, backend: Backend = "auto",
+          variant: Optional[str] = None) -> A:
+    """Writes relu(src, negative_slope) into out (out may be src itself); returns out."""
     return run_once("relu_", "relu", _NAMES, (out, src), _params("relu_", negative_slope),
                     backend, variant)
 
 
-def prepare_relu(out, src, negative_slope=0.0, *, backend="auto", variant=None):
+def prepare_relu(out: Array, src: Array, negative_slope: float = 0.0, *,
+                 backend: Backend = "auto", variant: Optional[str] = None) -> PreparedOp:
     """A PreparedOp computing relu_(out, src, negative_slope)."""
     return prepare("prepare_relu", "relu", _NAMES, (out, src),
                    _params("prepare_relu", negative_slope), backend, variant)

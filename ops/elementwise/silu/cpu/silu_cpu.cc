@@ -37,10 +37,10 @@ void silu(const ElementwisePlan &p, const ExecArgs &args) {
     T *out = static_cast<T *>(args.out);
     const T *in = static_cast<const T *>(args.in0), *none = nullptr;
     if constexpr (std::is_same_v<T, float>) {
-        if (p.contiguous) {  // chunks of the grain size, one per task
-            const int64_t n = p.numel, chunk = oprt::cpu::kParallelGrain;
-#pragma omp parallel for schedule(static) if (n >= chunk)
-            for (int64_t c = 0; c < n; c += chunk) silu_dense_f32(out + c, in + c, std::min(chunk, n - c));
+        if (p.contiguous) {
+            oprt::cpu::parallel_for(p.numel, oprt::cpu::kParallelGrain, [&](int64_t begin, int64_t end) {
+                silu_dense_f32(out + begin, in + begin, end - begin);
+            });
             return;
         }
     }
