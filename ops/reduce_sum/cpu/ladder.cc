@@ -3,7 +3,7 @@
 //   serial  one thread, one running sum per output, one element after another
 //   lanes   dense rows: 16 independent f32 partial sums (SIMD), joined in f64 per chunk;
 //           16-bit types converted in blocks
-//   auto    the production kernel (reduce_sum_cpu.cc): OpenMP threads over rows (or
+//   auto    the production kernel (reduce_sum_cpu.cc): the pool's threads over rows (or
 //           slices of long rows), and row-order blocks for reductions over a non-last axis
 // Compare them: python3 tests/run_ops.py --op reduce_sum --backend cpu --mode bench --variant all
 #include <algorithm>

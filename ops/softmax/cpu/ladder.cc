@@ -4,7 +4,7 @@
 //   online      one reading pass keeping a running (max, sum), then the writing pass
 //   vectorized  dense rows widened once into an f32 buffer (16-bit types converted in
 //               blocks), 16-lane loops and a polynomial exp the compiler turns into SIMD
-//   auto        the production kernel (softmax_cpu.cc): the vectorized step over OpenMP
+//   auto        the production kernel (softmax_cpu.cc): the vectorized step over the pool's
 //               threads, one row per task, long rows streamed in chunks
 // Compare them: python3 tests/run_ops.py --op softmax --backend cpu --mode bench --variant all
 // Special values as everywhere: NaN propagates through the sum; a slice of all
