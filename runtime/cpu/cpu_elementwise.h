@@ -25,7 +25,7 @@ void for_each_row(const ElementwisePlan &p, T *out, const T *in0, const T *in1, 
     const int64_t rows = p.numel / cols;
     const int64_t so = p.strides[0][last], s0 = p.strides[1][last],
                   s1 = p.num_inputs > 1 ? p.strides[2][last] : 0;
-#pragma omp parallel for schedule(static) if (p.numel >= kParallelGrain)
+#pragma omp parallel for schedule(static) if (fan_out(p.numel))
     for (int64_t r = 0; r < rows; ++r) {
         int64_t oo = 0, o0 = 0, o1 = 0, rest = r;
         for (int d = last - 1; d >= 0; --d) {
@@ -44,7 +44,7 @@ void elementwise(const ElementwisePlan &p, T *out, const T *in0, const T *in1, O
     if (in1 == nullptr) in1 = in0;  // unary ops ignore it; keeps pointer arithmetic defined
     const int64_t n = p.numel;
     if (p.contiguous) {
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+#pragma omp parallel for schedule(static) if (fan_out(n))
         for (int64_t i = 0; i < n; ++i) op(out + i, in0 + i, in1 + i);
         return;
     }
@@ -86,7 +86,7 @@ void elementwise_f32(const ElementwisePlan &p, T *out, const T *in0, const T *in
         const bool binary = p.num_inputs > 1;
         if (p.contiguous) {
             const int64_t n = p.numel, blocks = (n + kConvertBlock - 1) / kConvertBlock;
-#pragma omp parallel for schedule(static) if (n >= kParallelGrain)
+#pragma omp parallel for schedule(static) if (fan_out(n))
             for (int64_t b = 0; b < blocks; ++b) {
                 const int64_t i0 = b * kConvertBlock;
                 dense_f32_blocks(out + i0, in0 + i0, binary ? in1 + i0 : nullptr, std::min(kConvertBlock, n - i0),

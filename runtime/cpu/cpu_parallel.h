@@ -21,8 +21,17 @@ namespace oprt::cpu {
 // Below this many elements a parallel region costs more than it saves.
 constexpr int64_t kParallelGrain = 1 << 15;
 
+// False in a child process made by fork(): OpenMP's thread pool did not survive
+// the fork (libgomp would wait forever for its parent's threads), so every
+// kernel there runs on the calling thread alone (runtime/cpu/cpu_fork.cc).
+bool threads_usable();
+
+// Whether a loop of n elements fans out over threads.
+inline bool fan_out(int64_t n) { return n >= kParallelGrain && threads_usable(); }
+
 inline int max_threads() {
 #if defined(_OPENMP)
+    if (!threads_usable()) return 1;
     return omp_get_max_threads();
 #else
     return 1;

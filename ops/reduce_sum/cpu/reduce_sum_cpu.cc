@@ -16,6 +16,7 @@ namespace oprt::reduce_sum::cpu {
 namespace {
 
 using oprt::cpu::kParallelGrain;
+using oprt::cpu::fan_out;
 using oprt::cpu::max_threads;
 
 constexpr int64_t kChunk = 4096;  // elements summed in f32 before joining the f64 total
@@ -95,7 +96,7 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
     };
     const int threads = max_threads();
     if (!split_rows(p, threads)) {
-#pragma omp parallel for schedule(static) if (p.in_numel >= kParallelGrain)
+#pragma omp parallel for schedule(static) if (fan_out(p.in_numel))
         for (int64_t o = 0; o < p.outer; ++o) {
             int64_t io, oo;
             axis_outer_offsets(p, o, &io, &oo);
@@ -186,7 +187,7 @@ void reduce_inner(const AxisPlan &p, const T *in, T *out) {
     // Each thread's running sums, allocated once per execute rather than once
     // per block (up to 192 KiB: too much for a thread's stack).
     const size_t scratch = size_t(std::min(block, p.inner));
-#pragma omp parallel if (p.in_numel >= kParallelGrain)
+#pragma omp parallel if (fan_out(p.in_numel))
     {
         std::vector<float> acc(scratch);
         std::vector<double> total(scratch);

@@ -132,7 +132,7 @@ void softmax(const AxisPlan &p, const ExecArgs &args) {
     const int64_t n = p.axis_len;
     const int64_t slices = p.outer * p.inner;
     const bool buffered = n <= kBufferedRow;
-#pragma omp parallel if (p.in_numel >= oprt::cpu::kParallelGrain)
+#pragma omp parallel if (oprt::cpu::fan_out(p.in_numel))
     {
         std::vector<float> buf(size_t(buffered ? n : kChunk));
 #pragma omp for schedule(static)

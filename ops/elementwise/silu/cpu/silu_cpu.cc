@@ -39,7 +39,7 @@ void silu(const ElementwisePlan &p, const ExecArgs &args) {
     if constexpr (std::is_same_v<T, float>) {
         if (p.contiguous) {  // chunks of the grain size, one per task
             const int64_t n = p.numel, chunk = oprt::cpu::kParallelGrain;
-#pragma omp parallel for schedule(static) if (n >= chunk)
+#pragma omp parallel for schedule(static) if (oprt::cpu::fan_out(n))
             for (int64_t c = 0; c < n; c += chunk) silu_dense_f32(out + c, in + c, std::min(chunk, n - c));
             return;
         }

@@ -1,0 +1,66 @@
+"""Reliability of the binding: fork children, disjoint views, misuse (CPU, numpy arrays)."""
+
+import multiprocessing
+
+import numpy as np
+import pytest
+
+import operator_runtime as ort
+
+# Above the library's parallel threshold (2^15 elements): the parent's OpenMP pool starts.
+BIG = (256, 512)
+
+
+def _run_every_op():
+    x = np.linspace(-1.0, 1.0, BIG[0] * BIG[1], dtype=np.float32).reshape(BIG)
+    y = np.empty_like(x)
+    ort.copy_(y, x, backend="cpu")
+    assert np.array_equal(y, x)
+    ort.vector_add_(y, x, x, backend="cpu")
+    assert np.array_equal(y, x + x)
+    ort.relu_(y, x, 0.5, backend="cpu")
+    assert np.array_equal(y, np.where(x > 0, x, np.float32(0.5) * x))
+    ort.silu_(y, x, backend="cpu")
+    np.testing.assert_allclose(y, x / (1 + np.exp(-x)), rtol=1e-5, atol=1e-6)
+    ort.softmax_(y, x, dim=-1, backend="cpu")
+    np.testing.assert_allclose(y.sum(axis=-1), 1.0, rtol=1e-5)
+    s = ort.reduce_sum(x, dim=1, backend="cpu")
+    np.testing.assert_allclose(s, x.sum(axis=1, dtype=np.float64), rtol=1e-5, atol=1e-4)
+    long_row = np.full((1, 1 << 17), 0.5, dtype=np.float32)  # reduce_sum splits it across threads
+    assert ort.reduce_sum(long_row, dim=1, backend="cpu")[0] == 0.5 * (1 << 17)
+    return True
+
+
+def _child(queue):
+    try:
+        queue.put(_run_every_op())
+    except BaseException as e:  # reported to the parent
+        queue.put(repr(e))
+
+
+def test_fork_child_runs_every_op_after_parent_used_threads():
+    _run_every_op()  # the parent's thread pool is up
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(queue,))
+    proc.start()
+    proc.join(timeout=60)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+        pytest.fail("the forked child did not finish within 60 s (hung in a parallel region?)")
+    assert proc.exitcode == 0
+    assert queue.get(timeout=5) is True
+    _run_every_op()  # the parent still runs
+
+
+def test_fork_pool_map():
+    _run_every_op()
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        result = pool.map_async(_reduce_in_child, range(4))
+        assert result.get(timeout=60) == [float(BIG[0] * BIG[1]) * (i + 1) for i in range(4)]
+
+
+def _reduce_in_child(i):
+    x = np.full(BIG, float(i + 1), dtype=np.float32)
+    return float(ort.reduce_sum(x, dim=None, backend="cpu"))
