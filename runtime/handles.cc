@@ -1,6 +1,8 @@
 // The descriptor handle table (see runtime/internal/handles.h).
 #include "runtime/internal/handles.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <mutex>
 #include <new>
@@ -32,6 +34,12 @@ std::atomic<Slot *> g_chunks[kMaxChunks];
 std::mutex g_mutex;            // insert and remove
 std::vector<uint32_t> g_free;  // indices of free slots (under the mutex)
 uint32_t g_used = 0;           // slots handed out so far (under the mutex)
+
+// A fork while another thread holds the mutex would leave it locked forever in
+// the child: it is taken around every fork, so the child gets it unlocked.
+void lock_for_fork() { g_mutex.lock(); }
+void unlock_after_fork() { g_mutex.unlock(); }
+[[maybe_unused]] const int g_fork_handlers = pthread_atfork(&lock_for_fork, &unlock_after_fork, &unlock_after_fork);
 
 Slot *slot_at(uint32_t index) {
     if (index >= kMaxChunks * kChunkSize) return nullptr;
