@@ -229,6 +229,9 @@ def _kind_of(array):
 
 def describe(func, name, array):
     """The Operand for argument `name` of `func`; TypeError for anything but an array we know."""
+    if isinstance(array, np.ma.MaskedArray):  # an ndarray subclass whose mask we would ignore
+        raise TypeError(f"{func}: {name} is a numpy masked array, and operators do not honour "
+                        f"masks; pass {name}.filled(value) or {name}.data explicitly")
     kind = _kind_of(array)
     if kind is None:
         t = type(array)

@@ -64,3 +64,71 @@ def test_fork_pool_map():
 def _reduce_in_child(i):
     x = np.full(BIG, float(i + 1), dtype=np.float32)
     return float(ort.reduce_sum(x, dim=None, backend="cpu"))
+
+
+# ---- One fault, one answer --------------------------------------------------------
+
+@pytest.mark.parametrize("dim", [True, False, np.bool_(True)])
+def test_bool_dim_is_refused(dim):
+    x = np.ones((2, 3), dtype=np.float32)
+    with pytest.raises(TypeError, match="dim must be an int"):
+        ort.reduce_sum(x, dim, backend="cpu")
+    with pytest.raises(TypeError, match="dim must be an int"):
+        ort.softmax(x, dim, backend="cpu")
+
+
+@pytest.mark.parametrize("slope", [1e300, -1e39, float("inf"), float("-inf"), float("nan")])
+def test_slope_not_a_finite_float32_is_refused(slope):
+    x = np.ones(4, dtype=np.float32)
+    with pytest.raises(ValueError, match="negative_slope"):
+        ort.relu(x, slope, backend="cpu")
+    with pytest.raises(ValueError, match="negative_slope"):
+        ort.relu_(x, x, slope, backend="cpu")
+
+
+def test_largest_float32_slope_is_accepted():
+    x = -np.ones(4, dtype=np.float32)
+    big = float(np.finfo(np.float32).max)
+    assert np.array_equal(ort.relu(x, big, backend="cpu"), np.full(4, -big, dtype=np.float32))
+
+
+def test_masked_arrays_are_refused():
+    x = np.ma.masked_array(np.arange(4, dtype=np.float32), mask=[0, 1, 0, 0])
+    plain = np.zeros(4, dtype=np.float32)
+    with pytest.raises(TypeError, match="masked array"):
+        ort.relu(x, backend="cpu")
+    with pytest.raises(TypeError, match="masked array"):
+        ort.copy_(x, plain, backend="cpu")
+    with pytest.raises(TypeError, match="masked array"):
+        ort.copy_(plain, x, backend="cpu")
+
+
+# ---- Disjoint views ---------------------------------------------------------------
+
+def test_disjoint_views_run():
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    b = a.copy()
+    ort.copy_(b[:, 0], b[:, 1], backend="cpu")
+    assert np.array_equal(b[:, 0], a[:, 1]) and np.array_equal(b[:, 1:], a[:, 1:])
+    b = a - 16
+    want = np.where(b[:, 4:] > 0, b[:, 4:], 0)
+    ort.relu_(b[:, :4], b[:, 4:], backend="cpu")
+    assert np.array_equal(b[:, :4], want)
+    b = a.copy()
+    ort.softmax_(b[:, :4], b[:, 4:], backend="cpu")
+    e = np.exp(a[:, 4:] - a[:, 4:].max(axis=1, keepdims=True))
+    np.testing.assert_allclose(b[:, :4], e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    buf = np.arange(16, dtype=np.float32)
+    ort.copy_(buf[::2], buf[1::2], backend="cpu")
+    assert np.array_equal(buf, np.repeat(np.arange(1, 16, 2, dtype=np.float32), 2))
+
+
+def test_true_overlaps_are_refused():
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    with pytest.raises(ort.InvalidArgumentError, match="overlaps"):
+        ort.copy_(a[:, 1:5], a[:, :4], backend="cpu")
+    with pytest.raises(ort.InvalidArgumentError, match="overlaps"):
+        ort.softmax_(a, a, backend="cpu")
+    with pytest.raises(ort.InvalidArgumentError, match="overlaps"):
+        ort.copy_(a[:, :4], a[:, :4].T, backend="cpu")
+    ort.relu_(a, a, backend="cpu")  # exact in place: allowed

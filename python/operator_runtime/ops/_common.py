@@ -2,6 +2,8 @@
 
 import operator
 
+import numpy as np
+
 from .._arrays import describe_all
 from .._prepared import PreparedOp
 
@@ -27,6 +29,8 @@ def describe_input(func, src, name="src"):
 
 def normalize_dim(func, dim, ndim):
     """dim as a non-negative int; a 0-d src counts as shape (1,), as in the C API."""
+    if isinstance(dim, (bool, np.bool_)):  # an int subclass, but True is no axis
+        raise TypeError(f"{func}: dim must be an int, got {type(dim).__name__}")
     try:
         d = operator.index(dim)
     except TypeError:
