@@ -182,3 +182,35 @@ TEST(Overlap, RandomLayoutsMatchBruteForce) {
 }
 
 }  // namespace
+
+namespace {
+
+// A layout pair built to have no shared element while every search step looks
+// promising: out's elements sit at multiples of P, in's strides are P * a + 1,
+// and in starts 500 past out (in's elements are 500 + (sum of its indices) modulo
+// P, never 0). The search gives up past its work limit: refused, saying so.
+TEST(Overlap, UndecidableWithinTheWorkLimitIsRefusedWithItsOwnMessage) {
+    constexpr int64_t P = 1000, k = 4;
+    std::vector<int64_t> shape(8, k), out_strides(8), in_strides(8);
+    int64_t step = P;
+    for (int d = 7; d >= 0; --d) {
+        out_strides[size_t(d)] = step;
+        step *= k;
+        in_strides[size_t(d)] = P * (d + 2) + 1;
+    }
+    const oprt_tensor_view_t ov = make_view(OPRT_DTYPE_F32, shape, out_strides);
+    const oprt_tensor_view_t iv = make_view(OPRT_DTYPE_F32, shape, in_strides);
+    oprt_copy_descriptor_t desc = nullptr;
+    ASSERT_EQ(oprt_create_copy_descriptor(&desc, &ov, &iv), OPRT_SUCCESS) << oprt_last_error_message();
+    // Addresses only: the check reads no data.
+    static float anchor[4];
+    const uintptr_t out = reinterpret_cast<uintptr_t>(anchor);
+    const oprt_status_t s = oprt_check_copy_execute(desc, reinterpret_cast<void *>(out),
+                                                    reinterpret_cast<const void *>(out + 500 * sizeof(float)));
+    EXPECT_EQ(s, OPRT_ERR_INVALID_ARG);
+    EXPECT_NE(std::string(oprt_last_error_message()).find("could not decide"), std::string::npos)
+        << oprt_last_error_message();
+    EXPECT_EQ(oprt_destroy_copy_descriptor(desc), OPRT_SUCCESS);
+}
+
+}  // namespace
