@@ -13,6 +13,8 @@ using namespace oprt_test;
 
 class DescriptorHandles : public ::testing::TestWithParam<OpKind> {
 protected:
+    BackendGuard cpu_{OPRT_BACKEND_CPU};  // host buffers: the CPU backend in every build
+
     const OpSpec &op() const { return op_spec(GetParam()); }
 
     // A valid descriptor of `spec` on in (3, 4) f32 (out (3) for reduce_sum).

@@ -26,6 +26,7 @@ std::vector<float> arange32() {
 }
 
 TEST(Overlap, InterleavedColumnsCopy) {  // copy_(A[:, 0], A[:, 1])
+    BackendGuard cpu(OPRT_BACKEND_CPU);  // host buffers: the CPU backend in every build
     std::vector<float> a = arange32();
     const oprt_tensor_view_t col = make_view(OPRT_DTYPE_F32, {4}, {8});
     std::string error;
@@ -37,6 +38,7 @@ TEST(Overlap, InterleavedColumnsCopy) {  // copy_(A[:, 0], A[:, 1])
 }
 
 TEST(Overlap, HalvesReluAndSoftmax) {  // relu_(A[:, :4], A[:, 4:]), softmax_(A[:, :4], A[:, 4:])
+    BackendGuard cpu(OPRT_BACKEND_CPU);  // host buffers: the CPU backend in every build
     std::vector<float> a = arange32();
     for (float &v : a) v -= 16.0f;
     const oprt_tensor_view_t half = view2(4, 4, 8, 1);
@@ -65,6 +67,7 @@ TEST(Overlap, HalvesReluAndSoftmax) {  // relu_(A[:, :4], A[:, 4:]), softmax_(A[
 }
 
 TEST(Overlap, EvenAndOddElements) {  // copy_(buf[::2], buf[1::2])
+    BackendGuard cpu(OPRT_BACKEND_CPU);  // host buffers: the CPU backend in every build
     std::vector<float> buf(16);
     for (int i = 0; i < 16; ++i) buf[size_t(i)] = float(i);
     const oprt_tensor_view_t even = make_view(OPRT_DTYPE_F32, {8}, {2});
@@ -77,6 +80,7 @@ TEST(Overlap, EvenAndOddElements) {  // copy_(buf[::2], buf[1::2])
 }
 
 TEST(Overlap, TrueOverlapsStillRefused) {
+    BackendGuard cpu(OPRT_BACKEND_CPU);  // host buffers: the CPU backend in every build
     std::vector<float> a = arange32();
     const oprt_tensor_view_t half = view2(4, 4, 8, 1);
     std::string error;
@@ -117,6 +121,7 @@ std::set<int64_t> addresses(const std::vector<int64_t> &shape, const std::vector
 // any offset) in one buffer: oprt_check_copy_execute accepts exactly the pairs
 // that share no element (or are the exact in-place case), and copy computes them.
 TEST(Overlap, RandomLayoutsMatchBruteForce) {
+    BackendGuard cpu(OPRT_BACKEND_CPU);  // host buffers: the CPU backend in every build
     std::mt19937 rng(12345);
     auto pick = [&](int lo, int hi) { return int64_t(std::uniform_int_distribution<int>(lo, hi)(rng)); };
     int accepted = 0, refused = 0;
@@ -190,6 +195,7 @@ namespace {
 // and in starts 500 past out (in's elements are 500 + (sum of its indices) modulo
 // P, never 0). The search gives up past its work limit: refused, saying so.
 TEST(Overlap, UndecidableWithinTheWorkLimitIsRefusedWithItsOwnMessage) {
+    BackendGuard cpu(OPRT_BACKEND_CPU);  // host buffers: the CPU backend in every build
     constexpr int64_t P = 1000, k = 4;
     std::vector<int64_t> shape(8, k), out_strides(8), in_strides(8);
     int64_t step = P;

@@ -132,3 +132,33 @@ def test_true_overlaps_are_refused():
     with pytest.raises(ort.InvalidArgumentError, match="overlaps"):
         ort.copy_(a[:, :4], a[:, :4].T, backend="cpu")
     ort.relu_(a, a, backend="cpu")  # exact in place: allowed
+
+
+def test_disjoint_views_run_on_the_target(target):
+    """The same disjoint views on the --backend target (torch tensors on a GPU)."""
+    L, b = target.lib, target.backend
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    x = L.from_numpy(a, "f32")
+    ort.copy_(x[:, 0], x[:, 1], backend=b)
+    want = a.copy()
+    want[:, 0] = a[:, 1]
+    np.testing.assert_array_equal(L.to_f64(x), want)
+    x = L.from_numpy(a - 16, "f32")
+    ort.relu_(x[:, :4], x[:, 4:], 0.5, backend=b)
+    want = a - 16
+    want[:, :4] = np.where(want[:, 4:] > 0, want[:, 4:], 0.5 * want[:, 4:])
+    np.testing.assert_array_equal(L.to_f64(x), want)
+    x = L.from_numpy(a, "f32")
+    ort.softmax_(x[:, :4], x[:, 4:], dim=-1, backend=b)
+    e = np.exp(a[:, 4:] - a[:, 4:].max(axis=1, keepdims=True))
+    np.testing.assert_allclose(L.to_f64(x)[:, :4], e / e.sum(axis=1, keepdims=True), rtol=1e-6)
+    np.testing.assert_array_equal(L.to_f64(x)[:, 4:], a[:, 4:])
+    buf = L.from_numpy(np.arange(16, dtype=np.float32), "f32")
+    ort.copy_(buf[::2], buf[1::2], backend=b)
+    np.testing.assert_array_equal(L.to_f64(buf), np.repeat(np.arange(1, 16, 2), 2))
+    big = L.from_numpy(np.arange(2 * 4096 * 64, dtype=np.float32).reshape(4096, 128), "f32")
+    ort.vector_add_(big[:, :64], big[:, 64:], big[:, 64:], backend=b)
+    host = np.arange(2 * 4096 * 64, dtype=np.float64).reshape(4096, 128)
+    np.testing.assert_array_equal(L.to_f64(big)[:, :64], 2 * host[:, 64:])
+    with pytest.raises(ort.InvalidArgumentError, match="overlaps"):
+        ort.copy_(x[:, 1:5], x[:, :4], backend=b)
