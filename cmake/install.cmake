@@ -51,7 +51,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/operator_runtime
 install(FILES ${PROJECT_BINARY_DIR}/include/operator_runtime/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/operator_runtime)
 
-# OpenMP and the CUDA runtime (static) are private dependencies of the shared
+# The threads library and the CUDA runtime (static) are private dependencies of the shared
 # library: nothing of them reaches a consumer's link line, so the package
 # config needs no find_dependency().
 install(EXPORT operator_runtimeTargets

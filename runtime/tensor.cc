@@ -109,8 +109,127 @@ OperandSpan view_span(const oprt_tensor_view_t &view) {
     span.numel = view_numel(view);
     if (span.numel == 0) return span;
     span.extent = 1;
-    for (int d = 0; d < view.ndim; ++d) span.extent += (view.shape[d] - 1) * view.strides[d];
+    for (int d = 0; d < view.ndim; ++d) {
+        span.extent += (view.shape[d] - 1) * view.strides[d];
+        if (view.shape[d] > 1 && view.strides[d] > 0) {
+            span.shape[span.ndim] = view.shape[d];
+            span.strides[span.ndim] = view.strides[d];
+            ++span.ndim;
+        }
+    }
     return span;
+}
+
+// ---- Exact overlap ---------------------------------------------------------------
+// Element x of view a sits at a's data + sum(a.strides[d] * x[d]) (0 <= x[d] <
+// a.shape[d]); the views share an element when, with y for b,
+//     sum(a.strides * x) - sum(b.strides * y) = offset.
+// Writing each y[d] as (b.shape[d] - 1) - y'[d] turns every coefficient positive:
+//     sum(c[i] * z[i]) = target,  0 <= z[i] <= u[i],  c[i] > 0,
+// target = offset + (b.extent - 1). Terms of one coefficient merge (their bounds
+// add). The search takes the largest coefficients first: for each value of the
+// term in hand only those values leaving a remainder the smaller terms can still
+// reach (0..their sum of c * u) and divisible by their gcd are tried, and the
+// last two terms are solved in closed form (extended Euclid). Real layouts nest
+// (each stride past the smaller dims' reach), which leaves one or two candidate
+// values per term; a search past kOverlapWorkLimit steps gives up (kUndecided).
+namespace {
+
+struct Term {
+    int64_t c, u;
+};
+
+int64_t gcd64(int64_t a, int64_t b) {
+    while (b != 0) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+// Floor and ceiling of n / d for d > 0.
+__int128 floor_div(__int128 n, __int128 d) { return n >= 0 ? n / d : -((-n + d - 1) / d); }
+__int128 ceil_div(__int128 n, __int128 d) { return -floor_div(-n, d); }
+
+// c1 * x + c2 * y = target with 0 <= x <= u1, 0 <= y <= u2 (c1, c2 > 0).
+bool solve_two(Term t1, Term t2, int64_t target) {
+    const int64_t g = gcd64(t1.c, t2.c);
+    if (target % g != 0) return false;
+    const int64_t a = t1.c / g, b = t2.c / g, T = target / g;
+    // x must be T * a^-1 modulo b (a and b coprime); a^-1 by extended Euclid.
+    int64_t r0 = a % b, r1 = b, s0 = 1, s1 = 0;  // invariant: r = s * a (mod b)
+    while (r1 != 0) {
+        const int64_t q = r0 / r1, r = r0 - q * r1, sn = s0 - q * s1;
+        r0 = r1, r1 = r, s0 = s1, s1 = sn;
+    }
+    const __int128 inv = ((__int128(s0) % b) + b) % b;           // r0 == 1 here
+    const __int128 x0 = (inv * (((__int128(T) % b) + b) % b)) % b;  // x = x0 (mod b)
+    // y = (T - a x) / b within [0, u2]  <=>  (T - b u2) / a <= x <= T / a.
+    const __int128 lo = std::max<__int128>(0, ceil_div(__int128(T) - __int128(b) * t2.u, a));
+    const __int128 hi = std::min<__int128>(t1.u, floor_div(T, a));
+    if (lo > hi) return false;
+    const __int128 first = lo + (((x0 - lo) % b) + b) % b;  // smallest x >= lo with x = x0 (mod b)
+    return first <= hi;
+}
+
+struct Search {
+    Term terms[2 * OPRT_MAX_DIMS];
+    int n = 0;
+    int64_t reach[2 * OPRT_MAX_DIMS + 1] = {};  // sum of c * u over terms k..n-1
+    int64_t gcd[2 * OPRT_MAX_DIMS + 1] = {};    // gcd of c over terms k..n-1
+    int64_t work = 0;
+    bool gave_up = false;
+
+    bool solve(int k, int64_t target) {
+        if (target < 0 || target > reach[k]) return false;
+        if (k == n) return target == 0;
+        if (target % gcd[k] != 0) return false;
+        if (k == n - 1) return true;  // in range and a multiple of c: z = target / c
+        if (k == n - 2) return solve_two(terms[k], terms[k + 1], target);
+        const Term t = terms[k];
+        const int64_t hi = std::min(t.u, target / t.c);
+        const int64_t lo = std::max<int64_t>(0, int64_t(ceil_div(__int128(target) - reach[k + 1], t.c)));
+        for (int64_t z = hi; z >= lo; --z) {
+            if (++work > kOverlapWorkLimit) {
+                gave_up = true;
+                return false;
+            }
+            if (solve(k + 1, target - t.c * z)) return true;
+            if (gave_up) return false;
+        }
+        return false;
+    }
+};
+
+}  // namespace
+
+Overlap elements_overlap(const OperandSpan &a, const OperandSpan &b, int64_t offset) {
+    if (a.numel == 0 || b.numel == 0) return Overlap::kNo;
+    if (offset >= a.extent || -offset >= b.extent) return Overlap::kNo;  // one ends before the other
+    Search s;
+    int64_t target = offset;
+    auto add = [&](int64_t c, int64_t u) {
+        for (int i = 0; i < s.n; ++i)
+            if (s.terms[i].c == c) {
+                s.terms[i].u += u;
+                return;
+            }
+        s.terms[s.n++] = {c, u};
+    };
+    for (int d = 0; d < a.ndim; ++d) add(a.strides[d], a.shape[d] - 1);
+    for (int d = 0; d < b.ndim; ++d) {
+        add(b.strides[d], b.shape[d] - 1);
+        target += b.strides[d] * (b.shape[d] - 1);
+    }
+    std::sort(s.terms, s.terms + s.n, [](const Term &x, const Term &y) { return x.c > y.c; });
+    for (int k = s.n - 1; k >= 0; --k) {
+        s.reach[k] = s.reach[k + 1] + s.terms[k].c * s.terms[k].u;
+        s.gcd[k] = gcd64(s.terms[k].c, s.gcd[k + 1]);
+    }
+    const bool found = s.solve(0, target);
+    if (s.gave_up) return Overlap::kUndecided;
+    return found ? Overlap::kYes : Overlap::kNo;
 }
 
 oprt_status_t check_view(const char *op, const char *arg, const oprt_tensor_view_t *view) {
@@ -386,6 +505,18 @@ oprt_status_t check_execute_operands(const ExecContract &c, const void *out, con
                             spans[k]->extent * c.element_size))
             continue;
         if (c.allow_in_place && ptrs[k] == out && spans[k]->same_layout_as_out) continue;
+        // The byte ranges meet: do the elements? Both pointers are aligned to the
+        // element size, so they are a whole number of elements apart.
+        const int64_t offset = int64_t(reinterpret_cast<intptr_t>(ptrs[k]) - reinterpret_cast<intptr_t>(out)) /
+                               c.element_size;
+        const Overlap overlap = elements_overlap(c.out, *spans[k], offset);
+        if (overlap == Overlap::kNo) continue;
+        if (overlap == Overlap::kUndecided)
+            return fail(OPRT_ERR_INVALID_ARG,
+                        "%s: could not decide within %lld search steps whether %s and %s share an "
+                        "element (their address ranges interleave); refused as overlapping: pass "
+                        "disjoint buffers",
+                        c.op, (long long)kOverlapWorkLimit, names[0], names[k]);
         return fail(OPRT_ERR_INVALID_ARG,
                     c.allow_in_place
                         ? "%s: %s overlaps %s without being the very same memory and layout (only "

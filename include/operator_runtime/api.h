@@ -80,7 +80,14 @@ OPRT_API const char *oprt_dtype_string(oprt_dtype_t dtype);
  * oprt_set_num_threads) while no other call uses it. Creating and destroying
  * different descriptors from different threads is safe; destroying one must not
  * race with another call on it (kernels already launched do not need it). The
- * error message (oprt_last_error_message) is per thread as well. */
+ * error message (oprt_last_error_message) is per thread as well.
+ *
+ * Descriptors are checked handles: a destroyed descriptor (destroying it again
+ * included), a descriptor of another operator, or a value no create returned
+ * is OPRT_ERR_INVALID_ARG in every call that takes one.
+ *
+ * fork(): a child process runs every operator; CPU kernels run on the calling
+ * thread alone there (OpenMP's thread pool does not survive a fork). */
 OPRT_API oprt_status_t oprt_set_backend(oprt_backend_t backend);
 OPRT_API oprt_status_t oprt_get_backend(oprt_backend_t *backend);
 

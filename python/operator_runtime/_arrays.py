@@ -364,6 +364,10 @@ def _from_dlpack(func, name, obj):
 def describe(func, name, array, role=INPUT):
     """The Operand for argument `name` of `func`; TypeError for anything but an array.
     `role`: OUTPUT, INPUT or PREPARED_INPUT (see the module's docstring)."""
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(array, np.ma.MaskedArray):  # a mask we would ignore
+        raise TypeError(f"{func}: {name} is a numpy masked array, and operators do not honour "
+                        f"masks; pass {name}.filled(value) or {name}.data explicitly")
     kind = _kind_of(array)
     if kind is not None:
         return kind.describe(func, name, array, role)

@@ -3,6 +3,7 @@
 // operator file only validates its arguments and lists its backends.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -10,6 +11,7 @@
 #include "runtime/internal/backend.h"
 #include "runtime/internal/dispatch.h"
 #include "runtime/internal/error.h"
+#include "runtime/internal/handles.h"
 #include "runtime/internal/tensor.h"
 
 namespace oprt {
@@ -22,6 +24,22 @@ struct Descriptor {
     BackendFn<Plan> run = nullptr;  // set by a variant with its own launch code (student)
     int plan_device = -1;           // the GPU the plan was made for (-1: CPU, or unknown)
 };
+
+// A handle given to the caller (runtime/internal/handles.h) and back.
+template <typename Desc>
+Desc *to_handle(uint64_t handle) {
+    return reinterpret_cast<Desc *>(static_cast<uintptr_t>(handle));
+}
+
+// The descriptor behind a caller's handle of this operator, or nullptr after
+// recording why (NULL, destroyed, not from this library, another operator's).
+template <typename Desc>
+Desc *live(const char *fn, const Desc *handle) {
+    HandleMiss miss;
+    void *object = handle_lookup(reinterpret_cast<uintptr_t>(handle), &kind_tag<Desc>, &miss);
+    if (object == nullptr) handle_failure(fn, miss);
+    return static_cast<Desc *>(object);
+}
 
 // Resolves the backend, lets it refine the plan, and allocates the descriptor.
 template <typename Desc, typename Plan>
@@ -44,13 +62,19 @@ oprt_status_t finish_create(const char *op, const BackendTable<Plan> &table, con
         return s;
     }
     desc->contract.workspace_bytes = desc->plan.workspace_bytes;
-    *out = desc;
+    const uint64_t handle = handle_insert(&kind_tag<Desc>, op, desc);
+    if (handle == 0) {
+        delete desc;
+        return fail(OPRT_ERR_RUNTIME, "%s: out of descriptor handles (too many live descriptors)", op);
+    }
+    *out = to_handle<Desc>(handle);
     return OPRT_SUCCESS;
 }
 
 template <typename Desc>
-oprt_status_t workspace_size(const char *op, const Desc *desc, size_t *size) {
-    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", op);
+oprt_status_t workspace_size(const char *op, const Desc *handle, size_t *size) {
+    const Desc *desc = live(op, handle);
+    if (desc == nullptr) return OPRT_ERR_INVALID_ARG;
     if (size == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: size (output pointer) is NULL", op);
     *size = desc->contract.workspace_bytes;
     return OPRT_SUCCESS;
@@ -58,8 +82,9 @@ oprt_status_t workspace_size(const char *op, const Desc *desc, size_t *size) {
 
 // The kernel the backend's plan hook recorded ("" when it names none).
 template <typename Desc>
-oprt_status_t kernel_name(const char *op, const Desc *desc, const char **name) {
-    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", op);
+oprt_status_t kernel_name(const char *op, const Desc *handle, const char **name) {
+    const Desc *desc = live(op, handle);
+    if (desc == nullptr) return OPRT_ERR_INVALID_ARG;
     if (name == nullptr)
         return fail(OPRT_ERR_INVALID_ARG, "%s: name (output pointer) is NULL", op);
     *name = desc->plan.kernel_name != nullptr ? desc->plan.kernel_name : "";
@@ -67,9 +92,10 @@ oprt_status_t kernel_name(const char *op, const Desc *desc, const char **name) {
 }
 
 template <typename Desc, typename Plan>
-oprt_status_t execute(const char *op, const Desc *desc, const BackendTable<Plan> &table,
+oprt_status_t execute(const char *op, const Desc *handle, const BackendTable<Plan> &table,
                       const ExecArgs &args) {
-    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", op);
+    const Desc *desc = live(op, handle);
+    if (desc == nullptr) return OPRT_ERR_INVALID_ARG;
     oprt_status_t s = check_execute(desc->contract, args.workspace, args.workspace_size, args.out,
                                     args.in0, args.in1);
     if (s != OPRT_SUCCESS) return s;
@@ -84,9 +110,10 @@ oprt_status_t execute(const char *op, const Desc *desc, const BackendTable<Plan>
 // runs its own kernel on the descriptor's arrays (the Python backends); messages
 // name the operator's execute function, as execute() does.
 template <typename Desc>
-oprt_status_t check_operands(const char *op, const Desc *desc, const void *out, const void *in0,
+oprt_status_t check_operands(const char *op, const Desc *handle, const void *out, const void *in0,
                              const void *in1) {
-    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", op);
+    const Desc *desc = live(op, handle);
+    if (desc == nullptr) return OPRT_ERR_INVALID_ARG;
     return check_execute_operands(desc->contract, out, in0, in1);
 }
 
@@ -132,6 +159,11 @@ oprt_status_t list_variants(const char *op_name, const BackendTable<Plan> &table
     if (names == nullptr && capacity > 0)
         return fail(OPRT_ERR_INVALID_ARG, "%s: names is NULL with capacity = %d (pass capacity 0 to ask the count)",
                     fn, capacity);
+    int backend_value;  // read as int: a C caller may pass any value in the enum
+    std::memcpy(&backend_value, &backend, sizeof backend_value);
+    if (!backend_is_valid(backend_value))  // the code oprt_set_backend gives for it
+        return fail(OPRT_ERR_INVALID_ARG, "%s: backend = %d is not a backend (auto=0, nvidia=1, metax=2, cpu=3)",
+                    fn, backend_value);
     const BackendEntry<Plan> *entry = backend_entry(table, backend);
     if (backend == OPRT_BACKEND_AUTO)
         return fail(OPRT_ERR_INVALID_ARG, "%s: backend 'auto' names no backend; ask for cpu, nvidia or metax", fn);
@@ -147,10 +179,11 @@ oprt_status_t list_variants(const char *op_name, const BackendTable<Plan> &table
 // Replaces the plan's kernel choice by the named variant ("auto": the plan's
 // own choice again). Workspace size and kernel name follow the new plan.
 template <typename Desc, typename Plan>
-oprt_status_t set_variant(const char *op_name, Desc *desc, const BackendTable<Plan> &table, const char *name) {
+oprt_status_t set_variant(const char *op_name, Desc *handle, const BackendTable<Plan> &table, const char *name) {
     char fn[96];
     std::snprintf(fn, sizeof fn, "oprt_set_%s_variant", op_name);
-    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", fn);
+    Desc *desc = live(fn, handle);
+    if (desc == nullptr) return OPRT_ERR_INVALID_ARG;
     if (name == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: name is NULL (\"auto\": the plan's choice)", fn);
     const oprt_backend_t backend = desc->contract.backend;
     const BackendEntry<Plan> *entry = backend_entry(table, backend);
@@ -192,8 +225,11 @@ oprt_status_t set_variant(const char *op_name, Desc *desc, const BackendTable<Pl
 }
 
 template <typename Desc>
-oprt_status_t destroy(const char *op, Desc *desc) {
-    if (desc == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: desc is NULL", op);
+oprt_status_t destroy(const char *op, Desc *handle) {
+    HandleMiss miss;
+    Desc *desc = static_cast<Desc *>(
+        handle_remove(reinterpret_cast<uintptr_t>(handle), &kind_tag<Desc>, &miss));
+    if (desc == nullptr) return handle_failure(op, miss);
     delete desc;
     return OPRT_SUCCESS;
 }

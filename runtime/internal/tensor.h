@@ -15,7 +15,19 @@ struct OperandSpan {
     int64_t numel = 0;
     int64_t extent = 0;              // elements from data to one past the last element
     bool same_layout_as_out = false;  // identical shape and strides to out (in-place is safe)
+    // The view's own layout (dims of size 1 and stride 0 dropped): which
+    // elements it touches, for the exact overlap test.
+    int32_t ndim = 0;
+    int64_t shape[OPRT_MAX_DIMS] = {};
+    int64_t strides[OPRT_MAX_DIMS] = {};
 };
+
+// Whether two views of one dtype, `offset` elements apart (b's data minus a's),
+// share an element. Exact: a bounded linear Diophantine equation, searched with
+// a work limit; kUndecided when the limit is reached first.
+enum class Overlap { kNo, kYes, kUndecided };
+Overlap elements_overlap(const OperandSpan &a, const OperandSpan &b, int64_t offset);
+constexpr int64_t kOverlapWorkLimit = 1 << 16;  // search steps before kUndecided
 
 // Everything execute() checks before it dispatches; filled at creation.
 struct ExecContract {

@@ -18,29 +18,29 @@ CC_FUZZ="${CC_FUZZ:-clang}"
 
 log() { printf '\n== %s\n' "$*"; }
 
-# A program libFuzzer can link, with OpenMP: else install Clang's runtime
+# A program libFuzzer can link: else install Clang's runtime
 # libraries (Debian/Ubuntu package names; the version follows clang's).
 have_libfuzzer() {
     command -v "$CXX_FUZZ" >/dev/null 2>&1 || return 1
     local dir
     dir="$(mktemp -d)"
     printf '#include <cstddef>\n#include <cstdint>\nextern "C" int LLVMFuzzerTestOneInput(const uint8_t *, size_t) { return 0; }\n' > "$dir/t.cc"
-    "$CXX_FUZZ" -fsanitize=fuzzer,address,undefined -fopenmp "$dir/t.cc" -o "$dir/t" >/dev/null 2>&1
+    "$CXX_FUZZ" -fsanitize=fuzzer,address,undefined "$dir/t.cc" -o "$dir/t" >/dev/null 2>&1
     local ok=$?
     rm -rf "$dir"
     return $ok
 }
 
 if ! have_libfuzzer; then
-    log "installing clang, libFuzzer and libomp"
+    log "installing clang and libFuzzer"
     if ! command -v apt-get >/dev/null 2>&1; then
-        echo "ci/fuzz.sh: $CXX_FUZZ with libFuzzer and OpenMP is needed (apt: clang libclang-rt-dev libomp-dev)" >&2
+        echo "ci/fuzz.sh: $CXX_FUZZ with libFuzzer is needed (apt: clang libclang-rt-dev)" >&2
         exit 1
     fi
     SUDO=""
     [[ "$(id -u)" != 0 ]] && SUDO="sudo"
     $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq clang libomp-dev >/dev/null
+    $SUDO apt-get install -y -qq clang >/dev/null
     major="$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)"
     # libclang-rt-<N>-dev holds libclang_rt.fuzzer (Debian 12 / Ubuntu 22.04+).
     $SUDO apt-get install -y -qq "libclang-rt-${major}-dev" >/dev/null 2>&1 ||

@@ -176,6 +176,14 @@ inline int64_t &shape_budget() {
     return budget;
 }
 
+// Elements a buffer of one execute may hold (at most kMaxAllocElems): past it a
+// target runs execute on NULL data. Small keeps runs fast (padding and absurd
+// strides make extents far larger than the element count).
+inline int64_t &alloc_budget() {
+    static int64_t budget = kMaxAllocElems;
+    return budget;
+}
+
 struct View {
     oprt_tensor_view_t v{};
     bool is_null = false;  // pass a NULL view pointer

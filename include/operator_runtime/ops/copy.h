@@ -34,7 +34,8 @@ OPRT_API oprt_status_t oprt_get_copy_kernel_name(oprt_copy_descriptor_t desc,
  * fastest), preceded by "student" when an exercise is built in. Writes up to
  * `capacity` names (static storage) and sets *count to how many exist; names
  * may be NULL with capacity 0 to ask the count. A backend without a ladder
- * lists "auto". OPRT_ERR_BACKEND_UNAVAILABLE for a backend not built in. */
+ * lists "auto". OPRT_ERR_BACKEND_UNAVAILABLE for a backend not built in;
+ * OPRT_ERR_INVALID_ARG for AUTO or a value that is no backend (as oprt_set_backend). */
 OPRT_API oprt_status_t oprt_list_copy_variants(oprt_backend_t backend, const char **names,
                                                int capacity, int *count);
 /* Replaces the plan's kernel choice by the named variant of the descriptor's

@@ -1,6 +1,7 @@
 /* relu: out = in > 0 ? in : negative_slope * in. negative_slope == 0 is the
  * plain ReLU, max(in, 0): relu(-inf) = 0 rather than 0 * -inf = NaN. NaN
- * inputs give NaN for every slope. */
+ * inputs give NaN for every slope. negative_slope must be finite: NaN or inf
+ * is OPRT_ERR_INVALID_ARG. */
 #ifndef OPERATOR_RUNTIME_OPS_RELU_H_
 #define OPERATOR_RUNTIME_OPS_RELU_H_
 
@@ -35,7 +36,8 @@ OPRT_API oprt_status_t oprt_get_relu_kernel_name(oprt_relu_descriptor_t desc,
  * fastest), preceded by "student" when an exercise is built in. Writes up to
  * `capacity` names (static storage) and sets *count to how many exist; names
  * may be NULL with capacity 0 to ask the count. A backend without a ladder
- * lists "auto". OPRT_ERR_BACKEND_UNAVAILABLE for a backend not built in. */
+ * lists "auto". OPRT_ERR_BACKEND_UNAVAILABLE for a backend not built in;
+ * OPRT_ERR_INVALID_ARG for AUTO or a value that is no backend (as oprt_set_backend). */
 OPRT_API oprt_status_t oprt_list_relu_variants(oprt_backend_t backend, const char **names,
                                                int capacity, int *count);
 /* Replaces the plan's kernel choice by the named variant of the descriptor's

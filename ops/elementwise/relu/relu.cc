@@ -26,8 +26,8 @@ oprt_status_t oprt_create_relu_descriptor(oprt_relu_descriptor_t *desc,
     const char *op = "oprt_create_relu_descriptor";
     oprt_status_t s = check_desc_out(op, desc);
     if (s != OPRT_SUCCESS) return s;
-    if (std::isnan(negative_slope))
-        return fail(OPRT_ERR_INVALID_ARG, "%s: negative_slope is NaN", op);
+    if (!std::isfinite(negative_slope))  // NaN, or inf (0 * inf would make relu(0) NaN)
+        return fail(OPRT_ERR_INVALID_ARG, "%s: negative_slope = %g is not finite", op, double(negative_slope));
     const char *in_args[] = {"in"};
     const oprt_tensor_view_t *ins[] = {in};
     ElementwisePlan plan;

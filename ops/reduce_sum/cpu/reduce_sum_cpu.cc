@@ -1,9 +1,10 @@
 // reduce_sum on the CPU. Dense rows: 16 f32 lanes the compiler vectorizes,
-// partial sums per 4096 elements added in f64, rows split across threads when
+// each lane's partial sum of 4 elements added in f64, rows split across threads when
 // there are fewer rows than threads. Inner runs (reducing a non-last axis):
 // blocks of up to 16384 outputs accumulate row after row, so memory is read
 // in order, 64 KiB of an f32 row at a time.
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -22,8 +23,14 @@ using oprt::cpu::parallel_for;
 // Items per chunk of a parallel_for whose items cost `per_item` elements each.
 int64_t grain_of(int64_t per_item) { return per_item > 0 ? (kParallelGrain + per_item - 1) / per_item : 1; }
 
-constexpr int64_t kChunk = 4096;  // elements summed in f32 before joining the f64 total
-constexpr int kLanes = 16;
+// Accuracy: no f32 sum ever holds more than a few elements. Dense rows: 16
+// lanes, each adding kRun = 4 elements in f32 before its f64 lane takes them
+// (numpy's pairwise sum runs 16 elements through each f32 accumulator and joins
+// in f32); strided rows add every element in f64; inner runs add kRowsPerFlush
+// = 8 rows in f32 per output, then f64. 10^7 x 0.1f is then within 1e-7 of the
+// exact sum, on every path (docs/kernels/reduce_sum.md, "Accuracy").
+constexpr int64_t kChunk = 4096;  // f16 elements widened at a time
+constexpr int64_t kRun = 4;
 // Outputs per task on the inner path. Each row's segment is one stretch of
 // memory: at 1024 (4 KiB of f32) the hardware prefetchers started over at
 // every row and (128, 65536) / (16384, 16384) over their first axis streamed at
@@ -34,7 +41,7 @@ constexpr int kLanes = 16;
 constexpr int64_t kBlock = 16384;
 constexpr int64_t kShortAxisBlock = 1024;
 constexpr int64_t kShortAxis = 8;  // axes shorter than this take kShortAxisBlock
-constexpr int64_t kRowsPerFlush = 64;  // rows summed in f32 before joining the f64 totals
+constexpr int64_t kRowsPerFlush = 8;  // rows summed in f32 before joining the f64 totals
 
 int64_t inner_block(const AxisPlan &p) { return p.axis_len < kShortAxis ? kShortAxisBlock : kBlock; }
 
@@ -50,44 +57,62 @@ bool split_axis(const AxisPlan &p, int threads) {
     return tasks < threads && p.axis_len >= 2 * threads && p.in_numel >= kParallelGrain;
 }
 
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef double f64x8 __attribute__((vector_size(64)));
+
+// Blocks of 16 lanes x kRun: each lane adds kRun elements in f32, then joins
+// its f64 lane; groups of 8 left join the f64 lanes directly, then the rest.
+OPRT_CPU_CLONES double sum_dense_f32(const float *x, int64_t n) {
+    f64x8 wide0 = {}, wide1 = {};
+    int64_t i = 0;
+    f32x8 a0, a1, v0, v1;
+    for (; i + 16 * kRun <= n; i += 16 * kRun) {
+        std::memcpy(&a0, x + i, sizeof a0);
+        std::memcpy(&a1, x + i + 8, sizeof a1);
+        for (int64_t r = 1; r < kRun; ++r) {
+            std::memcpy(&v0, x + i + 16 * r, sizeof v0);
+            std::memcpy(&v1, x + i + 16 * r + 8, sizeof v1);
+            a0 += v0;
+            a1 += v1;
+        }
+        wide0 += __builtin_convertvector(a0, f64x8);
+        wide1 += __builtin_convertvector(a1, f64x8);
+    }
+    for (; i + 8 <= n; i += 8) {
+        std::memcpy(&v0, x + i, sizeof v0);
+        wide0 += __builtin_convertvector(v0, f64x8);
+    }
+    double rest = 0.0;
+    for (; i < n; ++i) rest += double(x[i]);
+    const f64x8 w = wide0 + wide1;
+    return rest + (((w[0] + w[4]) + (w[2] + w[6])) + ((w[1] + w[5]) + (w[3] + w[7])));
+}
+
 template <typename T>
 double sum_dense(const T *x, int64_t n) {
-    if constexpr (std::is_same_v<T, f16_t>) {  // widened as arrays (F16C), then summed as f32
+    if constexpr (std::is_same_v<T, float>) {
+        return sum_dense_f32(x, n);
+    } else {  // widened as arrays (F16C, shifts), then summed as f32
         double total = 0.0;
         float buf[kChunk];
         for (int64_t c = 0; c < n; c += kChunk) {
             const int64_t m = std::min(kChunk, n - c);
             oprt::cpu::widen(x + c, buf, m);
-            total += sum_dense(buf, m);
+            total += sum_dense_f32(buf, m);
         }
         return total;
     }
-    double total = 0.0;
-    for (int64_t c = 0; c < n; c += kChunk) {
-        const int64_t m = std::min(kChunk, n - c);
-        const T *p = x + c;
-        float acc[kLanes] = {};
-        int64_t i = 0;
-        for (; i + kLanes <= m; i += kLanes)
-            for (int l = 0; l < kLanes; ++l) acc[l] += to_f32(p[i + l]);
-        float s = 0.0f;
-        for (; i < m; ++i) s += to_f32(p[i]);
-        for (int l = 0; l < kLanes; ++l) s += acc[l];
-        total += s;
-    }
-    return total;
 }
 
+// Every element joins one of four f64 sums (independent chains: the adds overlap).
 template <typename T>
 double sum_strided(const T *x, int64_t n, int64_t stride) {
-    double total = 0.0;
-    for (int64_t c = 0; c < n; c += kChunk) {
-        const int64_t m = std::min(kChunk, n - c);
-        float s = 0.0f;
-        for (int64_t i = 0; i < m; ++i) s += to_f32(x[(c + i) * stride]);
-        total += s;
-    }
-    return total;
+    double s[4] = {};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l) s[l] += double(to_f32(x[(i + l) * stride]));
+    for (; i < n; ++i) s[0] += double(to_f32(x[i * stride]));
+    return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
 template <typename T>
@@ -127,6 +152,20 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
     }
 }
 
+// total[i] += acc[i] in f64, eight at a time.
+OPRT_CPU_CLONES void join_f64(const float *__restrict__ acc, double *__restrict__ total, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        f32x8 a;
+        f64x8 t;
+        std::memcpy(&a, acc + i, sizeof a);
+        std::memcpy(&t, total + i, sizeof t);
+        t += __builtin_convertvector(a, f64x8);
+        std::memcpy(total + i, &t, sizeof t);
+    }
+    for (; i < n; ++i) total[i] += double(acc[i]);
+}
+
 // GCC's -O3 unroll-and-jam fuses this loop nest's rows in pairs and ran it
 // 2.5x slower: one core summed (65536, 128) f32 over its first axis at 6 GB/s
 // with it, 15 GB/s without (the dense-row loops stream at 15-18 GB/s a core).
@@ -144,16 +183,20 @@ OPRT_NO_UNROLL_AND_JAM void sum_block(const T *__restrict__ in, int64_t stride, 
                                       float *__restrict__ acc, double *__restrict__ total) {
     for (int64_t c = 0; c < count; c += kRowsPerFlush) {
         const int64_t m = std::min(kRowsPerFlush, count - c);
-        std::fill(acc, acc + width, 0.0f);
         for (int64_t k = c; k < c + m; ++k) {
             const T *row = in + k * stride;
-            if constexpr (std::is_same_v<T, f16_t>) {  // widened and added in one pass (F16C)
-                oprt::cpu::add_widened(row, acc, width);
+            if constexpr (std::is_same_v<T, f16_t>) {  // widened (and added) in one pass (F16C)
+                if (k == c)
+                    oprt::cpu::widen(row, acc, width);
+                else
+                    oprt::cpu::add_widened(row, acc, width);
+            } else if (k == c) {  // the group's first row sets the running sums
+                for (int64_t i = 0; i < width; ++i) acc[i] = to_f32(row[i]);
             } else {
                 for (int64_t i = 0; i < width; ++i) acc[i] += to_f32(row[i]);
             }
         }
-        for (int64_t i = 0; i < width; ++i) total[i] += acc[i];
+        join_f64(acc, total, width);
     }
 }
 

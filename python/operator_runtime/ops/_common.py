@@ -111,8 +111,16 @@ def describe_input(func, src, name="src"):
     return describe(func, name, src)
 
 
+def _is_bool(value):
+    """Python's bool or numpy's (without importing numpy)."""
+    t = type(value)
+    return t is bool or (t.__module__ == "numpy" and t.__name__ in ("bool", "bool_"))
+
+
 def normalize_dim(func, dim, ndim):
     """dim as a non-negative int; a 0-d src counts as shape (1,), as in the C API."""
+    if _is_bool(dim):  # bool is an int subclass, but True is no axis
+        raise TypeError(f"{func}: dim must be an int, got {type(dim).__name__}")
     try:
         d = operator.index(dim)
     except TypeError:

@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
+import math
 import numbers
+import struct
 from typing import Optional
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import empty_like_input, prepare, run_once
+from ._common import _is_bool, empty_like_input, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
 
 
+_F32_MAX = 3.4028234663852886e38
+
+
 def _params(func, negative_slope):
-    if type(negative_slope) is float:  # the common case, without the ABC check
-        return {"negative_slope": negative_slope}
-    if not isinstance(negative_slope, numbers.Real):
+    if type(negative_slope) is float and -_F32_MAX <= negative_slope <= _F32_MAX:
+        return {"negative_slope": negative_slope}  # the common case (NaN fails the range)
+    if not isinstance(negative_slope, numbers.Real) or _is_bool(negative_slope):
         raise TypeError(f"{func}: negative_slope must be a real number, got "
                         f"{type(negative_slope).__name__}")
-    return {"negative_slope": float(negative_slope)}
+    slope = float(negative_slope)
+    # The C API takes a finite f32: a value that is not finite, or that overflows
+    # f32 (1e300 would become inf), is refused rather than changed.
+    try:
+        fits = math.isfinite(slope) and math.isfinite(struct.unpack("f", struct.pack("f", slope))[0])
+    except OverflowError:
+        fits = False
+    if not fits:
+        raise ValueError(f"{func}: negative_slope = {negative_slope!r} is not a finite float32 "
+                         f"(|slope| <= {_F32_MAX:.6g})")
+    return {"negative_slope": slope}
 
 
 def relu(src: A, negative_slope: float = 0.0, *, out: Optional[A] = None,
