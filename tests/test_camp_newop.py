@@ -77,7 +77,7 @@ def generated(tmp_path_factory):
 
 def test_guide_commands_generate_build_and_pass(generated):
     root, _, output = generated
-    for op, kernel in (("my_op", "ops/elementwise/my_op/nvidia/kernel.cuh"),
+    for op, kernel in (("my_op", "ops/my_op/nvidia/kernel.cuh"),
                        ("my_sum", "ops/my_sum/nvidia/kernel.cuh")):
         assert (root / kernel).is_file()
         assert f'"{op}"' in (root / "tests/cases/__init__.py").read_text()
@@ -109,9 +109,9 @@ def test_dry_run_writes_nothing(generated):
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: the generated CUDA units are not "
                                          "compiled here")
 @pytest.mark.parametrize("unit, metax", [
-    ("ops/elementwise/my_op/nvidia/my_op_cuda.cu", False),
+    ("ops/my_op/nvidia/my_op_cuda.cu", False),
     ("ops/my_sum/nvidia/my_sum_cuda.cu", False),
-    ("ops/elementwise/my_op/metax/my_op_metax.maca", True),
+    ("ops/my_op/metax/my_op_metax.maca", True),
     ("ops/my_sum/metax/my_sum_metax.maca", True),
 ])
 def test_generated_gpu_units_compile(generated, unit, metax, tmp_path):

@@ -178,7 +178,7 @@ def insert_above_anchor(text, rel, anchor, addition):
 
 
 def next_steps(name, kind, created):
-    kernel_dir = f"ops/elementwise/{name}" if kind == "elementwise" else f"ops/{name}"
+    kernel_dir = f"ops/{name}"
     return f"""
 Next steps for {name} ({kind}); the placeholder math ({'the identity' if kind == 'elementwise'
                                                        else 'a sum'}) already builds and passes:

@@ -2,7 +2,7 @@
 // backend's relu functor (negative_slope from the plan, f32 math, one rounding).
 #include "runtime/gpu/cute_elementwise.cuh"
 #include "runtime/gpu/cute_launch.h"
-#include "ops/elementwise/relu/nvidia/kernel.cuh"
+#include "ops/relu/nvidia/kernel.cuh"
 
 namespace oprt::cute_kernels {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "runtime/internal/frontend.h"
-#include "ops/elementwise/relu/relu_backends.h"
+#include "ops/relu/relu_backends.h"
 
 struct oprt_relu_descriptor : oprt::Descriptor<oprt::ElementwisePlan> {};
 

@@ -8,7 +8,7 @@
 #include "runtime/cpu/cpu_math.h"
 #include "runtime/cpu/cpu_parallel.h"
 #include "runtime/internal/dtype.h"
-#include "ops/elementwise/silu/silu_backends.h"
+#include "ops/silu/silu_backends.h"
 
 namespace oprt::silu::cpu {
 namespace {

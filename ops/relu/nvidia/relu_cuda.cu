@@ -1,12 +1,15 @@
-// silu on NVIDIA GPUs: launch code. The kernels are the elementwise
+// relu on NVIDIA GPUs: launch code. The kernels are the elementwise
 // framework's (runtime/gpu/gpu_elementwise.cuh) with the functor of kernel.cuh.
 #include "runtime/gpu/gpu_runtime.h"
-#include "ops/elementwise/silu/nvidia/kernel.cuh"
-#include "ops/elementwise/silu/silu_backends.h"
+#if defined(OPRT_WITH_CUTE)
+#include "runtime/gpu/cute_launch.h"
+#endif
+#include "ops/relu/nvidia/kernel.cuh"
+#include "ops/relu/relu_backends.h"
 
-namespace oprt::silu::OPRT_GPU_BACKEND_NS {
+namespace oprt::relu::OPRT_GPU_BACKEND_NS {
 namespace {
-constexpr const char *kOp = "oprt_execute_silu";
+constexpr const char *kOp = "oprt_execute_relu";
 }  // namespace
 
 oprt_status_t plan(ElementwisePlan &p) {
@@ -14,12 +17,14 @@ oprt_status_t plan(ElementwisePlan &p) {
     return OPRT_SUCCESS;
 }
 
-// The shared elementwise ladder: scalar_grid_stride -> vec16 (runtime/gpu/gpu_elementwise.cuh).
+#if defined(OPRT_WITH_CUTE)  // scalar_grid_stride -> cute -> vec16
+const VariantList<ElementwisePlan> ladder = gpu::CuteLadder<&cute_kernels::launch_cute_relu, &run>::list;
+#else
 const VariantList<ElementwisePlan> ladder = gpu::kElementwiseLadder;
+#endif
 
 oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
-    // The frontend has checked the buffers and made their device current.
-    const gpu_kernels::SiluOp op{};
+    const gpu_kernels::ReluOp op{p.scalar};
     switch (p.dtype) {
     case OPRT_DTYPE_F32: return gpu::launch_elementwise<float, 1>(kOp, p, args, op);
     case OPRT_DTYPE_F16: return gpu::launch_elementwise<dev::half_t, 1>(kOp, p, args, op);
@@ -28,4 +33,4 @@ oprt_status_t run(const ElementwisePlan &p, const ExecArgs &args) {
     return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
 }
 
-}  // namespace oprt::silu::OPRT_GPU_BACKEND_NS
+}  // namespace oprt::relu::OPRT_GPU_BACKEND_NS

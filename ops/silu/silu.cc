@@ -2,7 +2,7 @@
 #include "operator_runtime/ops/silu.h"
 
 #include "runtime/internal/frontend.h"
-#include "ops/elementwise/silu/silu_backends.h"
+#include "ops/silu/silu_backends.h"
 
 struct oprt_silu_descriptor : oprt::Descriptor<oprt::ElementwisePlan> {};
 

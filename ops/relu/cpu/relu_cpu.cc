@@ -1,7 +1,7 @@
 // relu on the CPU: the elementwise framework with x > 0 ? x : slope * x in f32.
 #include "runtime/cpu/cpu_elementwise.h"
 #include "runtime/internal/dtype.h"
-#include "ops/elementwise/relu/relu_backends.h"
+#include "ops/relu/relu_backends.h"
 
 namespace oprt::relu::cpu {
 namespace {

@@ -2,7 +2,7 @@
 of n elements.
 
 The math is that of the C backends (include/operator_runtime/ops/silu.h,
-ops/elementwise/silu/nvidia/kernel.cuh): with e = exp(-|x|) in (0, 1], which never
+ops/silu/nvidia/kernel.cuh): with e = exp(-|x|) in (0, 1], which never
 overflows, sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0. Once e
 underflows the result is -0, also for x = -inf (where x * 0 would be NaN); NaN stays NaN.
 exp is the accurate expf: the kernels compile without fast math (_tilelang.py), so
