@@ -14,7 +14,7 @@ namespace oprt::silu::cpu {
 namespace {
 
 // ---- the operator's math: edit here (and in nvidia/kernel.cuh, and the float64
-// reference in python/operator_runtime_testing/reference.py) ----
+// reference in python/operator_runtime_testing/reference/silu.py) ----
 // x * sigmoid(x) with e = exp(-|x|) in (0, 1], which never overflows:
 // sigmoid(x) = 1 / (1 + e) for x >= 0 and e / (1 + e) for x < 0, accurate in
 // both tails. When e underflows to 0 (x < -87) the true result is below
