@@ -17,6 +17,7 @@ target file or a missing README marker stops the run before any change.
 """
 
 import argparse
+import copy
 import importlib.util
 import json
 import keyword
@@ -145,7 +146,7 @@ def plan(name, kind, root=ROOT):
         raise NewOpError("these files exist already (an operator of that name, or left "
                          "over from one):\n  " + "\n  ".join(exists))
     data, _ = read_manifest(root)
-    data["ops"].append({"name": name, **json.loads(json.dumps(_ENTRIES[kind]))})
+    data["ops"].append({"name": name, **copy.deepcopy(_ENTRIES[kind])})
     manifest = manifest_module(root)
     entries = manifest.parse(data)
     readme = with_readme_table((root / README).read_text(), entries)
