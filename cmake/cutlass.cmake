@@ -79,8 +79,7 @@ endif()
 message(STATUS "CuTe: on (CAMP_ENABLE_CUTE=${_cute_mode}), CUTLASS headers from ${_cute_from}")
 
 file(GLOB CAMP_CUTE_SOURCES CONFIGURE_DEPENDS
-     ${PROJECT_SOURCE_DIR}/ops/*/nvidia/cute/*.cu
-     ${PROJECT_SOURCE_DIR}/ops/elementwise/*/nvidia/cute/*.cu)
+     ${PROJECT_SOURCE_DIR}/ops/*/nvidia/cute/*.cu)
 target_sources(camp_ops PRIVATE ${CAMP_CUTE_SOURCES})
 # SYSTEM: CUTLASS's own warnings are not ours (-Wall -Wextra stay on for our files).
 target_include_directories(camp_ops SYSTEM PRIVATE ${CAMP_CUTLASS_INCLUDE_DIRS})

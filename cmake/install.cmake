@@ -14,7 +14,8 @@
 #   gives the imported target operator_runtime::camp_ops.
 # - a wheel (scikit-build-core sets SKBUILD): only libcamp_ops.so, into the
 #   Python package operator_runtime/, where the ctypes loader finds it, and the
-#   TileLang kernel files (ops/*/tilelang/*_tl.py) into operator_runtime/tilelang_ops/.
+#   TileLang kernel files (ops/*/tilelang/*_tl.py) into operator_runtime/tilelang_ops/, and
+#   the operator manifest (ops/manifest.json) into operator_runtime/.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -35,6 +36,8 @@ if(SKBUILD)
   # operator_runtime/_tilelang.py looks for them in an installed package.
   file(GLOB_RECURSE _camp_tl_kernels CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/ops/*_tl.py)
   install(FILES ${_camp_tl_kernels} DESTINATION operator_runtime/tilelang_ops)
+  # The operator manifest, which the Python package reads at run time (_manifest.py).
+  install(FILES ${CAMP_MANIFEST} DESTINATION operator_runtime)
   return()
 endif()
 
@@ -48,7 +51,10 @@ install(TARGETS camp_ops EXPORT operator_runtimeTargets
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/operator_runtime
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
+# version.h and the umbrella header are configured into the build tree (this file and
+# cmake/manifest.cmake).
 install(FILES ${PROJECT_BINARY_DIR}/include/operator_runtime/version.h
+              ${PROJECT_BINARY_DIR}/include/operator_runtime/operator_runtime.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/operator_runtime)
 
 # The threads library and the CUDA runtime (static) are private dependencies of the shared

@@ -1,5 +1,5 @@
 # The MetaX MACA backend, included by the top-level CMakeLists.txt when
-# CAMP_ENABLE_METAX=ON. Compiles the MetaX units (ops/**/metax/*.maca,
+# CAMP_ENABLE_METAX=ON. Compiles the MetaX units (ops/*/metax/*.maca,
 # runtime/metax/*.maca) with mxcc into camp_ops; the CPU backend stays in the
 # same library. The .maca units hold launch code only: they #include the NVIDIA
 # launch code and kernels, compiled against the MetaX device traits
@@ -32,7 +32,6 @@ set(CAMP_MXCC_FLAGS "" CACHE STRING "Extra flags for mxcc (e.g. an offload archi
 
 file(GLOB CAMP_METAX_SOURCES CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/ops/*/metax/*.maca
-     ${PROJECT_SOURCE_DIR}/ops/elementwise/*/metax/*.maca
      ${PROJECT_SOURCE_DIR}/runtime/metax/*.maca)
 
 set(_camp_mxcc_includes -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR})

@@ -20,7 +20,6 @@ set(CMAKE_CUDA_EXTENSIONS OFF)
 
 file(GLOB CAMP_NVIDIA_SOURCES CONFIGURE_DEPENDS
      ${PROJECT_SOURCE_DIR}/ops/*/nvidia/*.cu
-     ${PROJECT_SOURCE_DIR}/ops/elementwise/*/nvidia/*.cu
      ${PROJECT_SOURCE_DIR}/runtime/nvidia/*.cu
      ${CAMP_STUDENT_DIR}/nvidia/*_student.cu)  # exercises (scripts/camp.py exercise)
 target_sources(camp_ops PRIVATE ${CAMP_NVIDIA_SOURCES})

@@ -2,12 +2,16 @@
 
 Runs the command blocks of docs/how-to-add-an-operator.md marked `<!-- camp-test -->`
 (so the guide's commands cannot rot): they generate an elementwise and a reduction
-operator, build the CPU variant and run the new operators' tests. Then: running the
-generator again for an existing operator refuses and changes nothing, and the generated
-NVIDIA and MetaX units compile with nvcc (compile only; skipped without nvcc).
-About two minutes on two cores: the build is the library alone (CAMP_BUILD_TESTS=OFF).
+operator, build the CPU variant and run the new operators' tests. The generator writes new
+files and the manifest entry only: no other file of the copy changes but ops/manifest.json and
+README.md's generated operator table. The C++ tests' table comes from the manifest too: the
+GoogleTest suite is built and run on the new operators' rows. Then: running the generator
+again for an existing operator refuses and changes nothing, and the generated NVIDIA and MetaX
+units compile with nvcc (compile only; skipped without nvcc).
+About six minutes on two cores, most of it compiling the GoogleTest suite.
 """
 
+import json
 import os
 import re
 import shutil
@@ -31,12 +35,16 @@ def guide_blocks():
              if line.strip() and not line.lstrip().startswith("#")] for block in blocks]
 
 
-def tracked_copy(dest):
+def tracked_files():
     # Tracked and untracked-but-not-ignored files: the working tree without builds.
     files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                            cwd=REPO, check=True,
                            capture_output=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
+    return [rel for rel in files if rel and (REPO / rel).is_file()]
+
+
+def tracked_copy(dest):
+    for rel in tracked_files():
         src = REPO / rel
         if src.is_file():  # a tracked file deleted in the working tree is skipped
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -72,25 +80,48 @@ def generated(tmp_path_factory):
     blocks = guide_blocks()
     assert len(blocks) >= 2, f"{GUIDE.name}: expected the marked command blocks"
     outputs = [run(command, root, env) for block in blocks for command in block]
+    # The C++ suite's parameterized tests over every operator (kernel_name_test.cc: named
+    # by operator) on the new operators' rows of the generated table.
+    run("cmake -S . -B build-cpu -DCAMP_BUILD_TESTS=ON > /dev/null && "
+        "cmake --build build-cpu -j \"$JOBS\" --target camp_cpp_tests > /dev/null", root, env)
+    outputs.append(run("build-cpu/tests/cpp/camp_cpp_tests --gtest_filter='*/my_op:*/my_sum'",
+                       root, env))
     return root, env, "\n".join(outputs)
 
 
 def test_guide_commands_generate_build_and_pass(generated):
     root, _, output = generated
-    for op, kernel in (("my_op", "ops/elementwise/my_op/nvidia/kernel.cuh"),
-                       ("my_sum", "ops/my_sum/nvidia/kernel.cuh")):
-        assert (root / kernel).is_file()
-        assert f'"{op}"' in (root / "tests/cases/__init__.py").read_text()
+    manifest = json.loads((root / "ops/manifest.json").read_text())
+    kinds = {entry["name"]: entry["kind"] for entry in manifest["ops"]}
+    assert kinds["my_op"] == "elementwise" and kinds["my_sum"] == "reduction"
+    for op in ("my_op", "my_sum"):
+        for rel in (f"ops/{op}/{op}.cc", f"ops/{op}/nvidia/kernel.cuh",
+                    f"python/operator_runtime_testing/reference/{op}.py"):
+            assert (root / rel).is_file()
+        assert f"| {op} | " in (root / "README.md").read_text()
+        assert f'"operator_runtime/ops/{op}.h"' in (
+            root / "build-cpu/include/operator_runtime/operator_runtime.h").read_text()
     assert "would create  include/operator_runtime/ops/my_op.h" in output  # --dry-run lists
     # Every command's exit status was checked; pytest did run tests (not all deselected).
     assert re.search(r"\d+ passed", output)
     assert "test: " in output and ", 0 failed" in output  # run_ops --mode test
+    # GoogleTest ran the new operators' rows (a filter matching nothing passes too).
+    assert re.search(r"\[  PASSED  \] [1-9]\d* tests?", output)
+    assert "/my_op" in output and "/my_sum" in output
+
+
+def test_only_new_files_and_the_manifest_change(generated):
+    """Adding an operator is new files plus its manifest entry: of the files that existed,
+    only ops/manifest.json and README.md (its generated table) differ afterwards."""
+    root, _, _ = generated
+    changed = sorted(rel for rel in tracked_files() if (root / rel).is_file()
+                     and (root / rel).read_bytes() != (REPO / rel).read_bytes())
+    assert changed == ["README.md", "ops/manifest.json"]
 
 
 def test_second_run_refuses_and_changes_nothing(generated):
     root, env, _ = generated
-    before = {p: p.read_bytes() for p in (root / "tests/cases/__init__.py",
-                                          root / "include/operator_runtime/operator_runtime.h")}
+    before = {p: p.read_bytes() for p in (root / "ops/manifest.json", root / "README.md")}
     result = subprocess.run([sys.executable, "scripts/camp.py", "new-op", "my_op", "--kind",
                              "elementwise"], cwd=root, env=env, capture_output=True, text=True)
     assert result.returncode == 1 and "exists already" in result.stderr
@@ -109,9 +140,9 @@ def test_dry_run_writes_nothing(generated):
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: the generated CUDA units are not "
                                          "compiled here")
 @pytest.mark.parametrize("unit, metax", [
-    ("ops/elementwise/my_op/nvidia/my_op_cuda.cu", False),
+    ("ops/my_op/nvidia/my_op_cuda.cu", False),
     ("ops/my_sum/nvidia/my_sum_cuda.cu", False),
-    ("ops/elementwise/my_op/metax/my_op_metax.maca", True),
+    ("ops/my_op/metax/my_op_metax.maca", True),
     ("ops/my_sum/metax/my_sum_metax.maca", True),
 ])
 def test_generated_gpu_units_compile(generated, unit, metax, tmp_path):

@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
+from . import _manifest
 from .errors import SUCCESS, OperatorRuntimeError, error_from_status
 
 LIBRARY_NAME = "libcamp_ops.so"
@@ -67,17 +68,19 @@ _API_SIGNATURES = {
     "oprt_get_num_threads": (_c_status, [ctypes.POINTER(ctypes.c_int)]),
 }
 
-# Per operator: its input count and the C type of its trailing scalar
-# argument (relu: negative_slope; reduce_sum and softmax: axis).
-OP_SIGNATURES = {
-    "copy": (1, None),
-    "vector_add": (2, None),
-    "relu": (1, ctypes.c_float),
-    "reduce_sum": (1, ctypes.c_int64),
-    "softmax": (1, ctypes.c_int64),
-    "silu": (1, None),
-    # camp new-op: signatures (scripts/camp_tools/new_op.py adds operators above this line)
-}
+# Per operator (ops/manifest.json): its input count and the C type of its trailing scalar
+# argument (relu: negative_slope; reduce_sum and softmax: axis), or None.
+_CTYPES = {"float": ctypes.c_float, "int64_t": ctypes.c_int64}
+
+
+def _signature(entry):
+    if len(entry.params) > 1:
+        raise OperatorRuntimeError(f"{entry.name}: the bindings take at most one scalar "
+                                   f"parameter, the manifest lists {len(entry.params)}")
+    return len(entry.inputs), (_CTYPES[entry.params[0].c_type] if entry.params else None)
+
+
+OP_SIGNATURES = {entry.name: _signature(entry) for entry in _manifest.load()}
 
 
 class OpFunctions:

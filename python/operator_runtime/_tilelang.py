@@ -32,10 +32,10 @@ INSTALL_HINT = ("pip install 'operator-runtime[tilelang]' (or pip install -r "
 _KERNEL_FILES = {
     "copy": "copy/tilelang/copy_tl.py",
     "vector_add": "vector_add/tilelang/vector_add_tl.py",
-    "relu": "elementwise/relu/tilelang/relu_tl.py",
+    "relu": "relu/tilelang/relu_tl.py",
     "reduce_sum": "reduce_sum/tilelang/reduce_sum_tl.py",
     "softmax": "softmax/tilelang/softmax_tl.py",
-    "silu": "elementwise/silu/tilelang/silu_tl.py",
+    "silu": "silu/tilelang/silu_tl.py",
 }
 _ELEMENTWISE = ("copy", "vector_add", "relu", "silu")
 _ROWS = ("reduce_sum", "softmax")  # the reduced dim (params["dim"]) is made the last

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Portability check of the MetaX backend without MACA: compiles every MetaX
-# translation unit (ops/**/metax/*.maca, runtime/metax/*.maca) with nvcc in a
+# translation unit (ops/*/metax/*.maca, runtime/metax/*.maca) with nvcc in a
 # compatibility mode. The MetaX device traits are used with the MACA names
 # mapped onto CUDA (device_traits_metax_compat.cuh): 64-lane warps, 64-bit lane
 # masks, no clusters, and CUDA-only names poisoned after the traits. A kernel

@@ -2,19 +2,14 @@
 
 Each module defines OP (an OpInfo), CASES, ERROR_CASES and BENCH ({"cpu": [...],
 "gpu": [...]}); pytest (tests/op_tests) and tests/run_ops.py run the same lists.
+OPS, the operators, are those of the manifest (ops/manifest.json), in its order.
 """
 
 import importlib
 
-OPS = (
-    "copy",
-    "vector_add",
-    "relu",
-    "reduce_sum",
-    "softmax",
-    "silu",
-    # camp new-op: operators (scripts/camp_tools/new_op.py adds operators above this line)
-)
+from operator_runtime import _manifest
+
+OPS = _manifest.names()
 
 
 def load(op):

@@ -15,19 +15,20 @@
 
 namespace oprt_test {
 
+// Every operator of ops/manifest.json, in its order: tests/cpp/op_table.inc is generated
+// from the manifest by CMake (cmake/manifest.cmake) into the build tree.
 enum class OpKind {
-    kCopy,
-    kVectorAdd,
-    kRelu,
-    kReduceSum,
-    kSoftmax,
-    kSilu,
-    // camp new-op: kinds (scripts/camp_tools/new_op.py adds operators above this line)
+#define OPRT_TEST_OP(Camel, name, num_inputs, args, elementwise, reduces, create_args, \
+                     execute_args)                                                      \
+    k##Camel,
+#include "tests/cpp/op_table.inc"
+#undef OPRT_TEST_OP
 };
 
 // One operator's public lifecycle, type-erased so a test can loop over all
 // of them. Views and pointers beyond num_inputs are ignored; axis only matters
-// for the one-axis ops and negative_slope only for relu.
+// for an operator with an int64_t parameter (the one-axis ops) and negative_slope only
+// for one with a float parameter (relu).
 struct OpSpec {
     OpKind kind;
     const char *name;        // "copy": every message of this operator contains it
@@ -63,128 +64,47 @@ struct OpSpec {
         return s_;                           \
     }()
 
+#define OPRT_TEST_EXPAND(...) __VA_ARGS__
+
+// One OpSpec per row of the generated table: the typed lifecycle calls of operator `name`.
+// create_args name what the typed create takes: d (the typed descriptor pointer), o, i0, i1,
+// axis (an int64_t parameter), scalar (a float parameter).
+#define OPRT_TEST_OP(Camel, name, num_inputs, args, elementwise, reduces, create_args,       \
+                     execute_args)                                                         \
+    {OpKind::k##Camel, #name, "oprt_create_" #name "_descriptor", "oprt_execute_" #name,    \
+     num_inputs, {OPRT_TEST_EXPAND args}, elementwise, reduces,                              \
+     [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,              \
+        const oprt_tensor_view_t *i1, int64_t axis, float scalar) {                          \
+         (void)i1;                                                                           \
+         (void)axis;                                                                         \
+         (void)scalar;                                                                       \
+         return OPRT_TEST_CREATE(oprt_##name##_descriptor_t,                                 \
+                                 oprt_create_##name##_descriptor(OPRT_TEST_EXPAND create_args)); \
+     },                                                                                      \
+     [](void *d, size_t *s) {                                                                \
+         return oprt_get_##name##_workspace_size(static_cast<oprt_##name##_descriptor_t>(d), s); \
+     },                                                                                      \
+     [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *i1) {            \
+         (void)i1;                                                                           \
+         return oprt_execute_##name(static_cast<oprt_##name##_descriptor_t>(d), ws, wss, o,  \
+                                    OPRT_TEST_EXPAND execute_args, nullptr);                 \
+     },                                                                                      \
+     [](void *d) {                                                                           \
+         return oprt_destroy_##name##_descriptor(static_cast<oprt_##name##_descriptor_t>(d)); \
+     },                                                                                      \
+     [](void *d, const char **n) {                                                           \
+         return oprt_get_##name##_kernel_name(static_cast<oprt_##name##_descriptor_t>(d), n); \
+     }},
+
 inline const std::vector<OpSpec> &all_ops() {
     static const std::vector<OpSpec> ops = {
-        {OpKind::kCopy, "copy", "oprt_create_copy_descriptor", "oprt_execute_copy", 1,
-         {"dst", "src", nullptr}, true, false,
-         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
-            const oprt_tensor_view_t *, int64_t, float) {
-             return OPRT_TEST_CREATE(oprt_copy_descriptor_t, oprt_create_copy_descriptor(d, o, i0));
-         },
-         [](void *d, size_t *s) {
-             return oprt_get_copy_workspace_size(static_cast<oprt_copy_descriptor_t>(d), s);
-         },
-         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
-             return oprt_execute_copy(static_cast<oprt_copy_descriptor_t>(d), ws, wss, o, i0,
-                                      nullptr);
-         },
-         [](void *d) { return oprt_destroy_copy_descriptor(static_cast<oprt_copy_descriptor_t>(d)); },
-         [](void *d, const char **n) {
-             return oprt_get_copy_kernel_name(static_cast<oprt_copy_descriptor_t>(d), n);
-         }},
-        {OpKind::kVectorAdd, "vector_add", "oprt_create_vector_add_descriptor",
-         "oprt_execute_vector_add", 2, {"out", "a", "b"}, true, false,
-         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
-            const oprt_tensor_view_t *i1, int64_t, float) {
-             return OPRT_TEST_CREATE(oprt_vector_add_descriptor_t,
-                                     oprt_create_vector_add_descriptor(d, o, i0, i1));
-         },
-         [](void *d, size_t *s) {
-             return oprt_get_vector_add_workspace_size(static_cast<oprt_vector_add_descriptor_t>(d),
-                                                       s);
-         },
-         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *i1) {
-             return oprt_execute_vector_add(static_cast<oprt_vector_add_descriptor_t>(d), ws, wss,
-                                            o, i0, i1, nullptr);
-         },
-         [](void *d) {
-             return oprt_destroy_vector_add_descriptor(static_cast<oprt_vector_add_descriptor_t>(d));
-         },
-         [](void *d, const char **n) {
-             return oprt_get_vector_add_kernel_name(static_cast<oprt_vector_add_descriptor_t>(d), n);
-         }},
-        {OpKind::kRelu, "relu", "oprt_create_relu_descriptor", "oprt_execute_relu", 1,
-         {"out", "in", nullptr}, true, false,
-         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
-            const oprt_tensor_view_t *, int64_t, float slope) {
-             return OPRT_TEST_CREATE(oprt_relu_descriptor_t,
-                                     oprt_create_relu_descriptor(d, o, i0, slope));
-         },
-         [](void *d, size_t *s) {
-             return oprt_get_relu_workspace_size(static_cast<oprt_relu_descriptor_t>(d), s);
-         },
-         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
-             return oprt_execute_relu(static_cast<oprt_relu_descriptor_t>(d), ws, wss, o, i0,
-                                      nullptr);
-         },
-         [](void *d) { return oprt_destroy_relu_descriptor(static_cast<oprt_relu_descriptor_t>(d)); },
-         [](void *d, const char **n) {
-             return oprt_get_relu_kernel_name(static_cast<oprt_relu_descriptor_t>(d), n);
-         }},
-        {OpKind::kReduceSum, "reduce_sum", "oprt_create_reduce_sum_descriptor",
-         "oprt_execute_reduce_sum", 1, {"out", "in", nullptr}, false, true,
-         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
-            const oprt_tensor_view_t *, int64_t axis, float) {
-             return OPRT_TEST_CREATE(oprt_reduce_sum_descriptor_t,
-                                     oprt_create_reduce_sum_descriptor(d, o, i0, axis));
-         },
-         [](void *d, size_t *s) {
-             return oprt_get_reduce_sum_workspace_size(static_cast<oprt_reduce_sum_descriptor_t>(d),
-                                                       s);
-         },
-         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
-             return oprt_execute_reduce_sum(static_cast<oprt_reduce_sum_descriptor_t>(d), ws, wss,
-                                            o, i0, nullptr);
-         },
-         [](void *d) {
-             return oprt_destroy_reduce_sum_descriptor(static_cast<oprt_reduce_sum_descriptor_t>(d));
-         },
-         [](void *d, const char **n) {
-             return oprt_get_reduce_sum_kernel_name(static_cast<oprt_reduce_sum_descriptor_t>(d), n);
-         }},
-        {OpKind::kSoftmax, "softmax", "oprt_create_softmax_descriptor", "oprt_execute_softmax", 1,
-         {"out", "in", nullptr}, false, false,
-         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
-            const oprt_tensor_view_t *, int64_t axis, float) {
-             return OPRT_TEST_CREATE(oprt_softmax_descriptor_t,
-                                     oprt_create_softmax_descriptor(d, o, i0, axis));
-         },
-         [](void *d, size_t *s) {
-             return oprt_get_softmax_workspace_size(static_cast<oprt_softmax_descriptor_t>(d), s);
-         },
-         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
-             return oprt_execute_softmax(static_cast<oprt_softmax_descriptor_t>(d), ws, wss, o, i0,
-                                         nullptr);
-         },
-         [](void *d) {
-             return oprt_destroy_softmax_descriptor(static_cast<oprt_softmax_descriptor_t>(d));
-         },
-         [](void *d, const char **n) {
-             return oprt_get_softmax_kernel_name(static_cast<oprt_softmax_descriptor_t>(d), n);
-         }},
-        {OpKind::kSilu, "silu", "oprt_create_silu_descriptor", "oprt_execute_silu", 1,
-         {"out", "in", nullptr}, true, false,
-         [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,
-            const oprt_tensor_view_t *, int64_t , float) {
-             return OPRT_TEST_CREATE(oprt_silu_descriptor_t,
-                                     oprt_create_silu_descriptor(d, o, i0));
-         },
-         [](void *d, size_t *s) {
-             return oprt_get_silu_workspace_size(static_cast<oprt_silu_descriptor_t>(d), s);
-         },
-         [](void *d, void *ws, size_t wss, void *o, const void *i0, const void *) {
-             return oprt_execute_silu(static_cast<oprt_silu_descriptor_t>(d), ws, wss, o, i0,
-                                        nullptr);
-         },
-         [](void *d) { return oprt_destroy_silu_descriptor(static_cast<oprt_silu_descriptor_t>(d)); },
-         [](void *d, const char **n) {
-             return oprt_get_silu_kernel_name(static_cast<oprt_silu_descriptor_t>(d), n);
-         }},
-        // camp new-op: specs (scripts/camp_tools/new_op.py adds operators above this line)
+#include "tests/cpp/op_table.inc"
     };
     return ops;
 }
 
+#undef OPRT_TEST_OP
+#undef OPRT_TEST_EXPAND
 #undef OPRT_TEST_CREATE
 
 // Every operator's kind, in table order (for INSTANTIATE_TEST_SUITE_P over all operators).

@@ -1,19 +1,16 @@
-"""One module per operator; each offers op(...), op_(out, ...) and prepare_op(out, ...)."""
+"""One module per operator; each offers op(...), op_(out, ...) and prepare_op(out, ...).
 
-from .copy import copy, copy_, prepare_copy
-from .reduce_sum import prepare_reduce_sum, reduce_sum, reduce_sum_
-from .relu import prepare_relu, relu, relu_
-from .softmax import prepare_softmax, softmax, softmax_
-from .vector_add import prepare_vector_add, vector_add, vector_add_
-from .silu import silu, silu_, prepare_silu
-# camp new-op: imports (scripts/camp_tools/new_op.py adds operators above this line)
+The operators are those of the manifest (ops/manifest.json): ops/<name>.py for each name.
+"""
 
-__all__ = [
-    "copy", "copy_", "prepare_copy",
-    "vector_add", "vector_add_", "prepare_vector_add",
-    "relu", "relu_", "prepare_relu",
-    "reduce_sum", "reduce_sum_", "prepare_reduce_sum",
-    "softmax", "softmax_", "prepare_softmax",
-    "silu", "silu_", "prepare_silu",
-    # camp new-op: names (scripts/camp_tools/new_op.py adds operators above this line)
-]
+import importlib
+
+from .. import _manifest
+
+__all__ = []
+for _name in _manifest.names():
+    _module = importlib.import_module(f"{__name__}.{_name}")
+    for _form in (_name, f"{_name}_", f"prepare_{_name}"):
+        globals()[_form] = getattr(_module, _form)  # the function, not its module, under _name
+        __all__.append(_form)
+del _name, _module, _form

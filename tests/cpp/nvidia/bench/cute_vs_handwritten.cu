@@ -14,7 +14,7 @@
 
 #include "runtime/gpu/cute_launch.h"
 #include "ops/copy/copy_backends.h"
-#include "ops/elementwise/relu/relu_backends.h"
+#include "ops/relu/relu_backends.h"
 #include "ops/vector_add/vector_add_backends.h"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
