@@ -4,13 +4,14 @@ The submission is the student variant of OP (the file `camp.py exercise` made, b
 `camp.py check` builds it). It must pass every stage, in this order; the first stage that
 fails rejects it, with the reason in plain words:
 
-  hazards  (NVIDIA) compute-sanitizer's memcheck, racecheck and initcheck over the student's
-           kernels on small cases; the first report with its source line (first, because a
-           race or a stray write explains the wrong results the later stages would see)
   guard    the output lies between two guard bands of NaN; a kernel that writes outside
            its output changes them; the results are checked on odd shapes
   stale    the same buffers run twice with different values; a kernel that remembers a
            result by buffer address (or skips work it has "seen") returns the old output
+  hazards  (NVIDIA) compute-sanitizer's memcheck, racecheck and initcheck over the student's
+           kernels on small cases; the first report with its source line. A wrong result in
+           any stage on the GPU is followed by racecheck: a race found is the verdict, since
+           it explains the wrong result
   cases    every correctness case of `check` (odd, unaligned and strided shapes, special
            values, every dtype), on a new seed
   timing   the benchmark's own timing on the judge set (buffers rotated through 4x the
@@ -228,8 +229,14 @@ def plain_hazard(tool, lines):
     return f"{tool}: {words}\n    ({head}){where}"
 
 
-def stage_hazards(op, args, backend):
-    """The three sanitizers over the probe cases, in a child process each; only kernels of the
+def explain(op, args, backend):
+    """After a wrong result on the GPU: racecheck over the probe cases; a race it finds is
+    the verdict (it explains the wrong result), else the wrong result stands."""
+    stage_hazards(op, args, backend, tools=("racecheck",))
+
+
+def stage_hazards(op, args, backend, tools=SANITIZER_TOOLS):
+    """The sanitizers over the probe cases, in a child process each; only kernels of the
     student's namespace are checked (the library's own are checked by its test suite)."""
     import shutil
 
@@ -243,7 +250,7 @@ def stage_hazards(op, args, backend):
     env = dict(os.environ, CAMP_BUILD_DIR=str(exercise.build_dir(args, backend)),
                PYTHONPATH=os.pathsep.join(str(exercise.REPO / p) for p in
                                           ("python", "tests", "scripts")))
-    for tool in SANITIZER_TOOLS:
+    for tool in tools:
         extra = ["--check-api-memory-access", "no"] if tool == "initcheck" else []
         cmd = [tool_path, "--tool", tool, "--error-exitcode", "9", "--print-limit", "4",
                "--kernel-name", "kns=student_nvidia", *extra,
@@ -399,11 +406,16 @@ def cmd_judge(args):
     print(f"camp judge: {args.op} variant 'student' on {backend} ({ort.library_path()}), "
           f"seed {seed}")
     try:
-        for name, stage in (("hazards", lambda: stage_hazards(args.op, args, backend)),
-                            ("guard", lambda: stage_guard(args.op, target, module, bench, kind, seed)),
+        for name, stage in (("guard", lambda: stage_guard(args.op, target, module, bench, kind, seed)),
                             ("stale", lambda: stage_stale(args.op, target, module, bench, kind, seed)),
+                            ("hazards", lambda: stage_hazards(args.op, args, backend)),
                             ("cases", lambda: stage_cases(args.op, backend))):
-            print(f"camp judge: {name}: {stage() or 'passed'}")
+            try:
+                print(f"camp judge: {name}: {stage() or 'passed'}")
+            except Rejected as verdict:
+                if backend == "nvidia" and name != "hazards":
+                    explain(args.op, args, backend)  # a race often is why a result is wrong
+                raise verdict
         if args.no_timing:
             print("ACCEPTED (correctness only: --no-timing)")
             return 0

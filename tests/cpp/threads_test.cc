@@ -20,13 +20,22 @@ namespace {
 
 using oprt_test::make_view;
 
+// Restores the default thread count and this thread's backend (run_all picks the CPU: in an
+// NVIDIA build "auto" would choose the GPU, which cannot read these host vectors).
 class ThreadsGuard {
 public:
-    ThreadsGuard() { EXPECT_EQ(oprt_get_num_threads(&saved_), OPRT_SUCCESS); }
-    ~ThreadsGuard() { oprt_set_num_threads(0); }
+    ThreadsGuard() {
+        EXPECT_EQ(oprt_get_num_threads(&saved_), OPRT_SUCCESS);
+        EXPECT_EQ(oprt_get_backend(&backend_), OPRT_SUCCESS);
+    }
+    ~ThreadsGuard() {
+        oprt_set_num_threads(0);
+        oprt_set_backend(backend_);
+    }
 
 private:
     int saved_ = 0;
+    oprt_backend_t backend_ = OPRT_BACKEND_AUTO;
 };
 
 TEST(Threads, SetAndGet) {
@@ -52,6 +61,7 @@ TEST(Threads, SetAndGet) {
 
 // Every op on (rows, cols) f32 with `threads` threads: the outputs, concatenated.
 std::vector<float> run_all(int threads, int64_t rows, int64_t cols) {
+    EXPECT_EQ(oprt_set_backend(OPRT_BACKEND_CPU), OPRT_SUCCESS);  // per thread: every caller
     EXPECT_EQ(oprt_set_num_threads(threads), OPRT_SUCCESS);
     const int64_t n = rows * cols;
     std::vector<float> a(static_cast<size_t>(n)), b(static_cast<size_t>(n)), result;
