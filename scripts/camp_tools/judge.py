@@ -196,6 +196,7 @@ def plain_hazard(tool, lines):
     """The first report of a compute-sanitizer log (its lines), in plain words with the source
     line it points at; None when there is no report."""
     first = next((i for i, line in enumerate(lines) if _REPORT.match(line)
+                  and "SUMMARY" not in line  # ERROR / RACECHECK / LEAK SUMMARY lines
                   and not line.startswith("========= COMPUTE-SANITIZER")
                   and not line.startswith("========= Program hit")), None)
     if first is None:
@@ -213,7 +214,7 @@ def plain_hazard(tool, lines):
                 pass
             where = f"\n    at {path}:{number}" + (f"\n        {text}" if text else "")
             break
-    if "Race reported" in head or "hazard" in head.lower():
+    if "Race reported" in head or "race" in head.lower():
         words = ("a data race on shared memory: one thread reads (or writes) what another "
                  "writes, with no barrier (__syncthreads()) between them")
     elif head.startswith("Invalid __global__"):

@@ -8,11 +8,15 @@ import operator_runtime as ort
 
 N = 10**7
 RTOL = 2e-7  # numpy's f32 pairwise sum of 10^7 x 0.1f is 8.5e-8 off
+# The GPU's strided and broadcast rows (a thread's f32 running sum over a grid-stride loop,
+# then a tree): measured 1.3e-6 on (1, 2^27) x 1e-3 (H200, 2026-12-01); docs/kernels/
+# reduce_sum.md, "Accuracy". Its dense paths meet RTOL.
+GPU_STRIDED_RTOL = 2e-6
 
 
-def _check(target, src, dim, exact):
+def _check(target, src, dim, exact, rtol=RTOL):
     out = target.lib.to_f64(ort.reduce_sum(src, dim, backend=target.backend))
-    np.testing.assert_allclose(out, exact, rtol=RTOL, atol=0)
+    np.testing.assert_allclose(out, exact, rtol=rtol, atol=0)
 
 
 def _f32(value):
@@ -48,7 +52,7 @@ def test_broadcast_rows(target, shape, dim):
     one = target.lib.from_numpy(np.full((1,) * len(shape), 1e-3, dtype=np.float32), "f32")
     src = target.lib.broadcast_to(one, shape)
     exact = np.full(tuple(s for d, s in enumerate(shape) if d != dim), shape[dim] * _f32(1e-3))
-    _check(target, src, dim, exact)
+    _check(target, src, dim, exact, GPU_STRIDED_RTOL if target.on_gpu else RTOL)
 
 
 def test_random_rows_match_float64(target, seed):
