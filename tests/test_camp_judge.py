@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 BUILDS = {"cpu": REPO / "build-camp-test", "nvidia": REPO / "build-camp-test-nvidia"}
 sys.path.insert(0, str(REPO / "scripts"))
 
+from camp_tools import judge as judge_module  # noqa: E402
 from camp_tools import scaffolds, wrong_solutions  # noqa: E402
 
 
@@ -55,6 +56,29 @@ def write(student, backend, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+def test_hazard_reports_in_plain_words(tmp_path):
+    """compute-sanitizer's report -> the reason the judge prints (no GPU needed): the first
+    report with the student's source line (found by file name); summaries are no report."""
+    source = tmp_path / "nvidia" / "reduce_sum_student.cu"
+    source.parent.mkdir()
+    source.write_text("a\nb\n    partial[threadIdx.x] = s;\n")
+    log = ["========= COMPUTE-SANITIZER",
+           "========= Error: Race reported between Write access at void oprt::reduce_sum::"
+           "student_nvidia::student_kernel<float>(...)+0x15b0 in reduce_sum_student.cu:3",
+           "=========     and Read access at ... in reduce_sum_student.cu:9 [128 hazards]",
+           "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"]
+    report = judge_module.plain_hazard("racecheck", log, [source.parent])
+    assert report.startswith("racecheck: a data race on shared memory"), report
+    assert f"at {source}:3\n        partial[threadIdx.x] = s;" in report, report
+    clean = ["========= COMPUTE-SANITIZER",
+             "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+             "========= ERROR SUMMARY: 0 errors"]
+    assert judge_module.plain_hazard("racecheck", clean) is None
+    oob = ["========= Invalid __global__ write of size 4 bytes",
+           "=========     at void student_kernel<float>(...)+0x70 in /x/reduce_sum_student.cu:3"]
+    assert "outside the buffers it was given" in judge_module.plain_hazard("memcheck", oob, [source.parent])
 
 
 @pytest.mark.parametrize("backend", backends())

@@ -192,9 +192,10 @@ _REPORT = re.compile(r"^========= (?!ERROR SUMMARY)(?!\s)(.*)$")
 _LOCATION = re.compile(r"\bin (\S+?):(\d+)\s*$")
 
 
-def plain_hazard(tool, lines):
+def plain_hazard(tool, lines, source_dirs=()):
     """The first report of a compute-sanitizer log (its lines), in plain words with the source
-    line it points at; None when there is no report."""
+    line it points at (compute-sanitizer may name the file alone: it is looked for in
+    `source_dirs` too); None when there is no report."""
     first = next((i for i, line in enumerate(lines) if _REPORT.match(line)
                   and "SUMMARY" not in line  # ERROR / RACECHECK / LEAK SUMMARY lines
                   and not line.startswith("========= COMPUTE-SANITIZER")
@@ -208,10 +209,13 @@ def plain_hazard(tool, lines):
         if m:
             path, number = m.group(1), int(m.group(2))
             text = ""
-            try:
-                text = Path(path).read_text().splitlines()[number - 1].strip()
-            except (OSError, IndexError):
-                pass
+            for candidate in [Path(path)] + [Path(d) / Path(path).name for d in source_dirs]:
+                try:
+                    text = candidate.read_text().splitlines()[number - 1].strip()
+                    path = str(candidate)
+                    break
+                except (OSError, IndexError):
+                    continue
             where = f"\n    at {path}:{number}" + (f"\n        {text}" if text else "")
             break
     if "Race reported" in head or "race" in head.lower():
@@ -259,7 +263,7 @@ def stage_hazards(op, args, backend, tools=SANITIZER_TOOLS):
         t0 = time.perf_counter()
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
         lines = (r.stdout + r.stderr).splitlines()
-        report = plain_hazard(tool, lines)
+        report = plain_hazard(tool, lines, [exercise.student_dir(args) / backend])
         if report:
             raise Rejected("hazards", report)
         if r.returncode != 0:
