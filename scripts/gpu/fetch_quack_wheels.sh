@@ -9,9 +9,9 @@
 #                         its -libs-base / -libs-core, apache-tvm-ffi, torch-c-dlpack-ext, einops
 #
 #   bash scripts/gpu/fetch_quack_wheels.sh               # here, with PyPI: writes .whl/ (git-ignored)
-#   # on the device, call 1 carrying .whl/quack_a.tar.xz:
+#   # on the GPU machine, a first command carrying .whl/quack_a.tar.xz:
 #   bash scripts/gpu/install_quack.sh a
-#   # call 2 carrying .whl/quack_b.tar.xz (same machine, still warm):
+#   # a second command carrying .whl/quack_b.tar.xz (the same machine, still warm):
 #   bash scripts/gpu/install_quack.sh b     # prints the PYTHONPATH to use
 #
 # The H200 machine has python 3.12, torch, numpy and cuda-bindings; the pins of apache-tvm-ffi

@@ -2,10 +2,10 @@
 # Installs QuACK from the two archives of scripts/gpu/fetch_quack_wheels.sh on a machine without
 # a package index, in two steps, because each archive travels in its own device call:
 #
-#   bash scripts/gpu/install_quack.sh a     # call 1: extracts .whl/quack_a.tar.xz into $DIR/site
-#   bash scripts/gpu/install_quack.sh b     # call 2: installs .whl/quack_b.tar.xz's wheels there
+#   bash scripts/gpu/install_quack.sh a     # first: extracts .whl/quack_a.tar.xz into $DIR/site
+#   bash scripts/gpu/install_quack.sh b     # then: installs .whl/quack_b.tar.xz's wheels there
 #
-# DIR is /tmp/quack (a fixed path, so that call 2 finds what call 1 left on the same machine;
+# DIR is /tmp/quack (a fixed path, so that step b finds what step a left on the same machine;
 # QUACK_DIR overrides it). Step b pip-installs the wheels with --no-deps --no-index --target into
 # a new folder and merges it into $DIR/site (pip --target skips a package folder that already
 # exists, and nvidia_cutlass_dsl/ is one), then prints the PYTHONPATH to use: $DIR/site and
