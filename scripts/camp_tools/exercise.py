@@ -220,25 +220,35 @@ def cmd_reset(args):
     return status
 
 
-def cmd_check(args):
+def build_student(args, command):
+    """For check and judge: the exercise's backend, its library built with the student file
+    and made the one this process loads. Returns (backend, 0), or (None, exit status) after
+    saying what to type next."""
     backend = exercise_backend(args)
     if backend is None or not student_file(args, backend).exists():
         print(f"camp: no exercise of {args.op}"
               f"{'' if backend is None else ' on ' + backend}: run `python3 scripts/camp.py "
               f"exercise {args.op}{'' if backend is None else ' --backend ' + backend}` first",
               file=sys.stderr)
-        return 2
+        return None, 2
     if backend == "nvidia" and machine_backend() != "nvidia":
-        print(f"camp check: {args.op} has an NVIDIA exercise, but this machine has no usable "
+        print(f"camp {command}: {args.op} has an NVIDIA exercise, but this machine has no usable "
               f"GPU (or no nvcc): it compiles, it cannot run here. On the CPU: "
               f"`python3 scripts/camp.py exercise {args.op} --backend cpu`", file=sys.stderr)
-        return 2
+        return None, 2
     status = build(args, backend)
     if status:
-        return status
+        return None, status
     os.environ["CAMP_BUILD_DIR"] = str(build_dir(args, backend))
     for p in (REPO / "python", REPO / "tests"):
         sys.path.insert(0, str(p))
+    return backend, 0
+
+
+def cmd_check(args):
+    backend, status = build_student(args, "check")
+    if backend is None:
+        return status
     status = run_check(args.op, backend, args.dtype)
     if status != 0 or backend != "nvidia":
         return status

@@ -120,12 +120,11 @@ def stage_guard(op, target, module, bench, kind, seed):
     """The output sits in the middle of a NaN buffer; the bands must stay NaN."""
     import numpy as np
 
-    lib, rng, params = target.lib, random.Random(seed), DEFAULT_PARAMS.get(op, {})
-
-    nrng = np.random.default_rng(rng.randrange(2**31))
+    lib, params = target.lib, DEFAULT_PARAMS.get(op, {})
+    rng = np.random.default_rng(seed)
     for shape in PROBE_SHAPES[kind]:
         for dtype in ("f32", "f16"):
-            inputs = _inputs(target, nrng, module, shape, dtype)
+            inputs = _inputs(target, rng, module, shape, dtype)
             out_shape = tuple(module.OP.out_shape([shape] * len(inputs), params))
             n = math.prod(out_shape)
             raw = lib.full_nan((n + 2 * GUARD,), dtype)
@@ -383,22 +382,9 @@ def record(args, op, backend, score, rows, steps):
 # ---- the command ----------------------------------------------------------------------------
 
 def cmd_judge(args):
-    backend = exercise.exercise_backend(args)
-    if backend is None or not exercise.student_file(args, backend).exists():
-        print(f"camp judge: no exercise of {args.op}: run `python3 scripts/camp.py exercise "
-              f"{args.op}` first", file=sys.stderr)
-        return 2
-    if backend == "nvidia" and exercise.machine_backend() != "nvidia":
-        print(f"camp judge: {args.op} has an NVIDIA exercise, but this machine has no usable GPU "
-              f"(or no nvcc); on the CPU: `python3 scripts/camp.py exercise {args.op} --backend "
-              f"cpu`", file=sys.stderr)
-        return 2
-    status = exercise.build(args, backend)
-    if status:
+    backend, status = exercise.build_student(args, "judge")
+    if backend is None:
         return status
-    os.environ["CAMP_BUILD_DIR"] = str(exercise.build_dir(args, backend))
-    for p in (exercise.REPO / "python", exercise.REPO / "tests"):
-        sys.path.insert(0, str(p))
     import operator_runtime as ort
 
     target, module, bench = _setup(args.op, backend)
@@ -432,7 +418,7 @@ def cmd_judge(args):
         return 1
     score, steps = print_score(args.op, backend, rows, ceiling_gbps, ladder)
     best, improved = record(args, args.op, backend, score, rows, steps)
-    print(f"ACCEPTED; " + ("a new best, " if improved else
+    print("ACCEPTED; " + ("a new best, " if improved else
                           f"your best stays {100 * best['score']:.1f}% ({best['when']}), ")
           + f"kept in {leaderboard_path(args)}")
     return 0

@@ -61,7 +61,7 @@ def _out_shapes(shape, dims):
     return removed, kept
 
 
-def _src_view(func, s, dims, allow_copy, backend, variant):
+def _src_view(func, s, dims, allow_copy, backend):
     """src (Operand s) as an array of shape (kept dims..., reduced dims merged); a copy
     into a contiguous temporary when no view can be (allow_copy), else ValueError."""
     kept = [d for d in range(len(s.shape)) if d not in dims]
@@ -84,7 +84,7 @@ def _src_view(func, s, dims, allow_copy, backend, variant):
     return t.kind.as_strided(t, shape, contiguous)
 
 
-def _views(func, out, src, dims, allow_copy, backend, variant):
+def _views(func, out, src, dims, allow_copy, backend):
     """(out, src, axis) for the C call: as given for one dim, merged views for several."""
     o, s = describe_all(func, _NAMES, (out, src), has_out=True, prepared=not allow_copy)
     if len(dims) < 2:
@@ -98,11 +98,11 @@ def _views(func, out, src, dims, allow_copy, backend, variant):
     else:
         raise ValueError(f"{func}: out has shape {o.shape}; summing src of shape {s.shape} over "
                          f"dims {dims} gives {removed} (or {kept} with keepdim)")
-    return out_view, _src_view(func, s, dims, allow_copy, backend, variant), len(removed)
+    return out_view, _src_view(func, s, dims, allow_copy, backend), len(removed)
 
 
 def _run(func, out, src, dims, backend, variant):
-    out_view, src_view, axis = _views(func, out, src, dims, True, backend, variant)
+    out_view, src_view, axis = _views(func, out, src, dims, True, backend)
     run_once(func, "reduce_sum", _NAMES, (out_view, src_view), {"dim": axis}, backend, variant)
     return out
 
@@ -111,13 +111,12 @@ def reduce_sum(src: A, dim: Dims = None, keepdim: bool = False, *, out: Optional
                backend: Backend = "auto", variant: Optional[str] = None) -> A:
     s = describe_input("reduce_sum", src)
     dims = _reduced_dims("reduce_sum", dim, s.ndim)
+    removed, kept = _out_shapes(s.shape, dims)
+    want = kept if keepdim else removed
     if out is None:
-        removed, kept = _out_shapes(s.shape, dims)
-        out = s.kind.empty(s, kept if keepdim else removed)
+        out = s.kind.empty(s, want)
     else:
         o = describe_input("reduce_sum", out, "out")
-        removed, kept = _out_shapes(s.shape, dims)
-        want = kept if keepdim else removed
         if o.shape != want:
             raise ValueError(f"reduce_sum: out has shape {o.shape}; summing src of shape "
                              f"{s.shape} over dims {dims} with keepdim={bool(keepdim)} gives "
@@ -160,7 +159,7 @@ def prepare_reduce_sum(out: Array, src: Array, dim: Dims = None, *, backend: Bac
     func = "prepare_reduce_sum"
     s = describe_input(func, src)
     dims = _reduced_dims(func, dim, s.ndim)
-    out_view, src_view, axis = _views(func, out, src, dims, False, backend, variant)
+    out_view, src_view, axis = _views(func, out, src, dims, False, backend)
     prepared = prepare(func, "reduce_sum", _NAMES, (out_view, src_view), {"dim": axis}, backend,
                        variant)
     if len(dims) >= 2:
@@ -169,7 +168,7 @@ def prepare_reduce_sum(out: Array, src: Array, dim: Dims = None, *, backend: Bac
         def adapt(arrays):
             new_out, new_src = arrays
             o_view, s_view, _ = _views(f"{func}.run_inputs", new_out, new_src, dims, False,
-                                       backend, variant)
+                                       backend)
             return (o_view, s_view), new_out
 
         prepared._adapt = adapt
