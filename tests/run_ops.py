@@ -19,7 +19,7 @@ bench: first the copy ceiling of this run and the call overhead of a tiny op (re
        conditions: dram (buffer sets cycled through --rotate-mib, default 4x the GPU's L2 /
        the host's last-level cache) and hot (one set replayed: a tensor the previous layer just
        wrote). GB/s (each input read once, the output written once), % of the copy ceiling,
-       best peer = the fastest peer's time / ours, and the check of what the timed calls wrote
+       TFLOPS for the compute-bound operators (matmul: 2 M N K operations a call), best peer = the fastest peer's time / ours, and the check of what the timed calls wrote
        (ours and each peer). GPU times: CUDA-graph replay of everyone's calls; "ours loop":
        CUDA events around back-to-back calls from Python. Details: tests/benchlib/bench.py.
 --shape narrows to the cases of those input shapes (sizes joined by x, 2^k allowed; repeat
@@ -322,7 +322,7 @@ def run_benchmarks(ops, args, target, seed):
                 write_csv(csv_path, results, ceiling, quiet=quiet)
 
     columns = [("#", 7), ("op", -10), ("case", -20), ("dtype", -5), ("kernel", -26),
-               ("cond", -4), ("ours", 10), ("GB/s", 7), ("%ceil", 5)]
+               ("cond", -4), ("ours", 10), ("GB/s", 7), ("%ceil", 5), ("TFLOPS", 6)]
     columns += [(name, 10) for name in peers]
     columns += [("best peer", -14)]
     if target.on_gpu:
@@ -354,7 +354,8 @@ def run_benchmarks(ops, args, target, seed):
             gbps = r.nbytes / t.best_s / 1e9
             first = cond == "dram"
             cells = ([progress, op, c.name, dtype, r.kernel or "-"] if first else [""] * 5)
-            cells += [cond, fmt_time(t.best_s), f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%"]
+            cells += [cond, fmt_time(t.best_s), f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%",
+                      f"{r.tflops(cond):.2f}" if r.flops else "-"]
             cells += [peer_cell(r, name, cond) for name in peers]
             name, sec = best_peer(r, cond)
             cells.append(f"{sec / t.best_s:.2f}x{mark} {name}" if name else "-")
@@ -425,7 +426,7 @@ def run_ladders(ops, args, target, seed):
           f"{args.repeats} repeats ({'CUDA graph replay' if target.on_gpu else 'back-to-back calls'})"
           f"\n", flush=True)
     table = Table([("op", -10), ("case", -20), ("dtype", -5), ("variant", -18), ("kernel", -26),
-                   ("time", 10), ("GB/s", 7), ("%ceil", 5), ("gain", 7), ("check", -5)])
+                   ("time", 10), ("GB/s", 7), ("%ceil", 5), ("TFLOPS", 6), ("gain", 7), ("check", -5)])
     for op in ops if args.variant == "all" else ():
         notes = step_notes(op, target.resolved, ort.variants(op, target.resolved))
         if notes:
@@ -466,7 +467,8 @@ def run_ladders(ops, args, target, seed):
                     last = r
                     failed += not r.ok
                     table.row(op, c.name, dtype, variant, r.kernel or "-", fmt_time(r.ours_s),
-                              f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%", gain,
+                              f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%",
+                              f"{r.tflops():.2f}" if r.flops else "-", gain,
                               "ok" if r.ok else f"FAIL ({r.message})")
                 if last is not None and last.peer_s is not None:
                     gbps = last.nbytes / last.peer_s / 1e9
@@ -474,6 +476,7 @@ def run_ladders(ops, args, target, seed):
                     placeholder_ops |= {op} if mark else set()
                     table.row(op, c.name, dtype, f"({peer}{mark})", "-", fmt_time(last.peer_s),
                               f"{gbps:.1f}", f"{100 * gbps / ceiling.gbps:.0f}%",
+                              f"{last.flops / last.peer_s / 1e12:.2f}" if last.flops else "-",
                               f"{last.peer_s / last.ours_s:.2f}x" if last.ours_s else "-", "")
     footnotes(placeholder_ops, over_ceiling, peer)
     print(f"\nbench ladders: {failed} failed ({time.perf_counter() - started:.0f} s); gain: the "

@@ -21,8 +21,9 @@ from typing import Dict, Optional, Tuple
 
 # elementwise: out = f(inputs) per element, inputs broadcast to out, exact in-place allowed;
 # reduction: out is the input with one axis removed (or kept as 1);
-# normalization: out has the input's shape, computed along one axis (softmax).
-KINDS = ("elementwise", "reduction", "normalization")
+# normalization: out has the input's shape, computed along one axis (softmax);
+# matmul: out (M, N) = a (M, K) @ b (K, N), all three 2-D, no broadcasting, never in place.
+KINDS = ("elementwise", "reduction", "normalization", "matmul")
 C_TYPES = ("float", "int64_t")  # of a parameter: what ctypes and the C++ test table pass
 DTYPES = ("f32", "f16", "bf16")
 FIELDS = ("name", "kind", "output", "inputs", "params", "dtypes", "summary", "peers")

@@ -6,7 +6,7 @@ shape; compiled kernels are cached in this process (and TileLang keeps its own d
 under ~/.tilelang, so a second process does not run nvcc again).
 
 The kernels take contiguous data: elementwise ones a 1-d view, reductions and softmax an
-(m, l) view with the reduced dim last. This wrapper brings any valid layout to that form
+(m, l) view with the reduced dim last, matmul row-major (m, k) and (k, n) matrices. This wrapper brings any valid layout to that form
 with torch: inputs that are not already in it (strided, transposed, broadcast, the reduced
 dim not last) are copied with .contiguous(), and an output that is not is computed into a
 contiguous temporary and copied back. Those copies cost time, never correctness: the
@@ -36,9 +36,11 @@ _KERNEL_FILES = {
     "reduce_sum": "reduce_sum/tilelang/reduce_sum_tl.py",
     "softmax": "softmax/tilelang/softmax_tl.py",
     "silu": "silu/tilelang/silu_tl.py",
+    "matmul": "matmul/tilelang/matmul_tl.py",
 }
 _ELEMENTWISE = ("copy", "vector_add", "relu", "silu")
 _ROWS = ("reduce_sum", "softmax")  # the reduced dim (params["dim"]) is made the last
+_MATMUL = ("matmul",)  # a (m, k) @ b (k, n), both made row-major
 _INT32_MAX = 2**31 - 1  # the kernels' sizes are int32 (their indices are int64)
 
 _lock = threading.Lock()
@@ -170,6 +172,8 @@ class _Runner:
         with torch.cuda.device(out.device):
             if self.op in _ELEMENTWISE:
                 self._elementwise(torch, out, arrays[1:])
+            elif self.op in _MATMUL:
+                self._matmul(torch, out, arrays[1], arrays[2])
             else:  # _ROWS (prepare() refuses any other operator)
                 self._rows(torch, out, arrays[1], self.params["dim"])
 
@@ -187,6 +191,21 @@ class _Runner:
         kernel(*flat_in, dst, *extra)
         if not out.is_contiguous():
             out.copy_(dst.view(out.shape))
+
+    def _matmul(self, torch, out, a, b):
+        """out = a @ b: a and b as contiguous row-major copies where they are not."""
+        if out.numel() == 0:
+            return
+        if a.shape[1] == 0:  # K = 0: the empty sum
+            out.zero_()
+            return
+        for what, value in (("M", a.shape[0]), ("N", b.shape[1]), ("K", a.shape[1])):
+            _check_int32(self.op, what, value)
+        direct = out.is_contiguous()
+        dst = out if direct else torch.empty(out.shape, dtype=out.dtype, device=out.device)
+        _kernel(self.op, _dtype_name(out))(a.contiguous(), b.contiguous(), dst)
+        if not direct:
+            out.copy_(dst)
 
     def _rows(self, torch, out, src, dim):
         """reduce_sum / softmax over `dim`: src as (m, l) rows, the reduced dim last."""
@@ -225,7 +244,7 @@ def prepare(op, arrays, params):
     """The backend's entry point (register_backend): checks that the arrays are torch CUDA
     tensors and compiles the kernel now, so that run() only launches."""
     torch = _state["torch"]
-    if op not in _ELEMENTWISE + _ROWS:  # an operator added to the C library without a TileLang kernel
+    if op not in _ELEMENTWISE + _ROWS + _MATMUL:  # an operator added to the C library without a TileLang kernel
         raise OperatorRuntimeError(
             f"{op}: the tilelang backend has no kernel for this operator (add "
             f"ops/<op>/tilelang/{op}_tl.py and list it in _tilelang.py); use "

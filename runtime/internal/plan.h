@@ -64,6 +64,21 @@ struct AxisPlan {
     }
 };
 
+// matmul: C (M, N) = A (M, K) @ B (K, N), each operand 2-D with its own strides
+// in elements (A[i][p] at a + i * a_row + p * a_col; an input stride may be 0).
+struct MatmulPlan {
+    oprt_dtype_t dtype = OPRT_DTYPE_F32;
+    int64_t m = 0, n = 0, k = 0;
+    int64_t a_row = 0, a_col = 0;
+    int64_t b_row = 0, b_col = 0;
+    int64_t c_row = 0, c_col = 0;
+    // Set by the backend's plan hook: which kernel runs, and its scratch need.
+    int32_t kernel = 0;
+    const char *kernel_name = "";
+    int64_t launch[4] = {};  // backend-specific launch geometry chosen for this shape
+    size_t workspace_bytes = 0;
+};
+
 // Offsets of outer position `o` in the input and the output.
 #if defined(__CUDACC__) || defined(__MACACC__)
 __host__ __device__

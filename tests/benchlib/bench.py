@@ -63,6 +63,7 @@ class BenchResult:
     ok: bool
     max_err: float
     message: str  # why the check failed ("" when ok)
+    flops: Optional[int] = None  # floating-point operations of one call (matmul: 2 M N K), else None
 
     @property
     def main_peer(self):
@@ -86,6 +87,10 @@ class BenchResult:
     def peer_s(self):
         t = self.peer
         return t.best_s if t else None
+
+    def tflops(self, condition="dram"):
+        """Ours in TFLOP/s (None for an operator counted in bytes only)."""
+        return self.flops / self.ours[condition].best_s / 1e12 if self.flops else None
 
     @property
     def speedup(self):
@@ -265,7 +270,18 @@ def run_bench(op, bench, case, dtype, wb, seed, variant=None, peer_names=None):
         wb.release()
     return BenchResult(op.name, case.name, dtype, tuple(shapes), dict(case.params),
                        case.series or op.name, family(op, case), nbytes, nsets, kernel, ours,
-                       peers, ok, max_err, message)
+                       peers, ok, max_err, message, flops_of(op.name, shapes))
+
+
+def flops_of(op_name, shapes):
+    """Floating-point operations of one call of a compute-bound operator (matmul kind:
+    a multiply and an add per (i, j, p)); None for the others, which are counted in bytes."""
+    from operator_runtime import _manifest
+
+    if _manifest.op(op_name).kind != "matmul":
+        return None
+    (m, k), (_, n) = shapes[0], shapes[1]
+    return 2 * m * n * k
 
 
 def _time_conditions(wb, fns):

@@ -17,12 +17,18 @@ protected:
 
     const OpSpec &op() const { return op_spec(GetParam()); }
 
-    // A valid descriptor of `spec` on in (3, 4) f32 (out (3) for reduce_sum).
+    // A valid descriptor of `spec` on in (3, 4) f32 (out (3) for reduce_sum; for
+    // matmul, (3, 4) @ (4, 1): test_support.h's matmul_views).
     static void *make(const OpSpec &spec) {
         const oprt_tensor_view_t in = make_view(OPRT_DTYPE_F32, {3, 4});
         const oprt_tensor_view_t out =
             make_view(OPRT_DTYPE_F32, spec.reduces ? std::vector<int64_t>{3} : std::vector<int64_t>{3, 4});
         void *desc = nullptr;
+        if (spec.matmul) {
+            const MatmulViews v = matmul_views(in);
+            EXPECT_EQ(spec.create(&desc, &v.out, &v.a, &v.b, 0, 0.0f), OPRT_SUCCESS) << oprt_last_error_message();
+            return desc;
+        }
         EXPECT_EQ(spec.create(&desc, &out, &in, &in, 1, 0.0f), OPRT_SUCCESS) << oprt_last_error_message();
         return desc;
     }

@@ -29,14 +29,18 @@ bool run_all_ops(std::string *error) {
         for (const OpSpec &op : all_ops()) {
             const oprt_tensor_view_t out_view =
                 make_view(OPRT_DTYPE_F32, op.reduces ? std::vector<int64_t>{shape[0]} : shape);
-            if (run_op(op, out_view, &in_view, &in_view, out.data(), in.data(), in.data(), 1, 0.0f, error) !=
-                OPRT_SUCCESS)
-                return false;
+            const MatmulViews mm = matmul_views(in_view);  // in @ (cols, 1): out (rows, 1)
+            const oprt_status_t s =
+                op.matmul ? run_op(op, mm.out, &mm.a, &mm.b, out.data(), in.data(), in.data(), 0, 0.0f, error)
+                          : run_op(op, out_view, &in_view, &in_view, out.data(), in.data(), in.data(), 1, 0.0f, error);
+            if (s != OPRT_SUCCESS) return false;
+            const bool one_per_row = op.reduces || op.matmul;
             const float want = op.kind == OpKind::kReduceSum ? 0.5f * float(shape[1])
+                               : op.matmul ? 0.25f * float(shape[1])
                                : op.kind == OpKind::kVectorAdd ? 1.0f
                                : op.kind == OpKind::kCopy || op.kind == OpKind::kRelu ? 0.5f
                                                                                     : out[0];
-            if (out[0] != want || out[size_t(op.reduces ? shape[0] : n) - 1] != want) {
+            if (out[0] != want || out[size_t(one_per_row ? shape[0] : n) - 1] != want) {
                 *error = std::string(op.name) + ": wrong value";
                 return false;
             }

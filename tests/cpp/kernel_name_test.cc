@@ -37,8 +37,10 @@ std::string cpu_kernel_name(OpKind kind, const oprt_tensor_view_t &in, int64_t a
     Shape out_shape(in.shape, in.shape + in.ndim);
     if (op.reduces) out_shape.erase(out_shape.begin() + (axis + in.ndim) % in.ndim);
     const oprt_tensor_view_t out = make_view(in.dtype, out_shape);
+    const oprt_test::MatmulViews mm = oprt_test::matmul_views(in);  // matmul: in @ (C, 1)
     void *desc = nullptr;
-    const oprt_status_t s = op.create(&desc, &out, &in, &in, axis, 0.0f);
+    const oprt_status_t s = op.matmul ? op.create(&desc, &mm.out, &mm.a, &mm.b, 0, 0.0f)
+                                      : op.create(&desc, &out, &in, &in, axis, 0.0f);
     EXPECT_EQ(s, OPRT_SUCCESS) << op.create_fn << ": " << oprt_last_error_message();
     if (s != OPRT_SUCCESS) return "<create failed>";
     const char *name = nullptr;
@@ -76,8 +78,11 @@ TEST_P(KernelNameTest, BadArgumentsFail) {
     const OpSpec &op = oprt_test::op_spec(kind);
     const oprt_tensor_view_t v = make_view(OPRT_DTYPE_F32, {8});
     const oprt_tensor_view_t out = make_view(OPRT_DTYPE_F32, op.reduces ? Shape{} : Shape{8});
+    const oprt_test::MatmulViews mm = oprt_test::matmul_views(v);
     void *desc = nullptr;
-    ASSERT_EQ(op.create(&desc, &out, &v, &v, 0, 0.0f), OPRT_SUCCESS) << oprt_last_error_message();
+    ASSERT_EQ(op.matmul ? op.create(&desc, &mm.out, &mm.a, &mm.b, 0, 0.0f) : op.create(&desc, &out, &v, &v, 0, 0.0f),
+              OPRT_SUCCESS)
+        << oprt_last_error_message();
     EXPECT_EQ(query_kernel_name(kind, desc, nullptr), OPRT_ERR_INVALID_ARG);
     const std::string msg = oprt_last_error_message();
     EXPECT_NE(msg.find("name"), std::string::npos) << msg;

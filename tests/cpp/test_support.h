@@ -18,8 +18,8 @@ namespace oprt_test {
 // Every operator of ops/manifest.json, in its order: tests/cpp/op_table.inc is generated
 // from the manifest by CMake (cmake/manifest.cmake) into the build tree.
 enum class OpKind {
-#define OPRT_TEST_OP(Camel, name, num_inputs, args, elementwise, reduces, create_args, \
-                     execute_args)                                                      \
+#define OPRT_TEST_OP(Camel, name, num_inputs, args, elementwise, reduces, matmul, create_args, \
+                     execute_args)                                                              \
     k##Camel,
 #include "tests/cpp/op_table.inc"
 #undef OPRT_TEST_OP
@@ -38,6 +38,7 @@ struct OpSpec {
     const char *args[3];  // argument names as the header spells them: out first
     bool elementwise;     // exact in-place allowed, inputs broadcast to out
     bool reduces;         // out is in's shape with the axis removed (or kept as 1)
+    bool matmul;          // out (M, N) = in0 (M, K) @ in1 (K, N): see matmul_views
 
     oprt_status_t (*create)(void **desc, const oprt_tensor_view_t *out,
                             const oprt_tensor_view_t *in0, const oprt_tensor_view_t *in1,
@@ -69,10 +70,10 @@ struct OpSpec {
 // One OpSpec per row of the generated table: the typed lifecycle calls of operator `name`.
 // create_args name what the typed create takes: d (the typed descriptor pointer), o, i0, i1,
 // axis (an int64_t parameter), scalar (a float parameter).
-#define OPRT_TEST_OP(Camel, name, num_inputs, args, elementwise, reduces, create_args,       \
+#define OPRT_TEST_OP(Camel, name, num_inputs, args, elementwise, reduces, matmul, create_args, \
                      execute_args)                                                         \
     {OpKind::k##Camel, #name, "oprt_create_" #name "_descriptor", "oprt_execute_" #name,    \
-     num_inputs, {OPRT_TEST_EXPAND args}, elementwise, reduces,                              \
+     num_inputs, {OPRT_TEST_EXPAND args}, elementwise, reduces, matmul,                      \
      [](void **desc, const oprt_tensor_view_t *o, const oprt_tensor_view_t *i0,              \
         const oprt_tensor_view_t *i1, int64_t axis, float scalar) {                          \
          (void)i1;                                                                           \
@@ -148,6 +149,23 @@ inline oprt_tensor_view_t make_view(oprt_dtype_t dtype, const std::vector<int64_
         v.shape[d] = shape[d];
         v.strides[d] = strides[d];
     }
+    return v;
+}
+
+// The views a matmul-kind operator takes for a generic test's input `in` of shape (R, C):
+// a = in (its layout kept when 2-D), b (C, 1) and out (R, 1), a matrix-vector product. None is larger than `in`, so
+// every buffer sized for `in` holds them. A 1-D or 0-d `in` counts as (1, n).
+struct MatmulViews {
+    oprt_tensor_view_t out, a, b;
+};
+inline MatmulViews matmul_views(const oprt_tensor_view_t &in) {
+    int64_t rows = 1, cols = 1;
+    for (int d = 0; d + 1 < in.ndim; ++d) rows *= in.shape[d];
+    if (in.ndim > 0) cols = in.shape[in.ndim - 1];
+    MatmulViews v;
+    v.a = in.ndim == 2 ? in : make_view(in.dtype, {rows, cols}, {}, in.data);
+    v.b = make_view(in.dtype, {cols, 1});
+    v.out = make_view(in.dtype, {rows, 1});
     return v;
 }
 

@@ -77,13 +77,17 @@ std::vector<float> run_all(int threads, int64_t rows, int64_t cols) {
         for (int64_t axis : {int64_t{0}, int64_t{1}}) {
             const bool reduce = op.kind == oprt_test::OpKind::kReduceSum;
             if (!reduce && axis == 1 && op.kind != oprt_test::OpKind::kSoftmax) continue;
+            if (op.matmul && axis == 1) continue;
             const auto &out_view = reduce ? (axis == 0 ? col_sums : row_sums) : x;
+            const oprt_test::MatmulViews mm = oprt_test::matmul_views(x);  // x @ (cols, 1)
             std::string error;
-            EXPECT_EQ(oprt_test::run_op(op, out_view, &x, &x, out.data(), a.data(), b.data(), axis, 0.1f,
-                                        &error),
+            EXPECT_EQ(op.matmul ? oprt_test::run_op(op, mm.out, &mm.a, &mm.b, out.data(), a.data(), b.data(), 0,
+                                                    0.0f, &error)
+                                : oprt_test::run_op(op, out_view, &x, &x, out.data(), a.data(), b.data(), axis,
+                                                    0.1f, &error),
                       OPRT_SUCCESS)
                 << op.name << ": " << error;
-            const int64_t count = reduce ? (axis == 0 ? cols : rows) : n;
+            const int64_t count = op.matmul ? rows : reduce ? (axis == 0 ? cols : rows) : n;
             result.insert(result.end(), out.begin(), out.begin() + count);
         }
     }

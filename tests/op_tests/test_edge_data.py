@@ -17,12 +17,15 @@ import pytest
 
 import cases as case_modules
 import operator_runtime as ort
+from operator_runtime import _manifest
 from operator_runtime_testing import DTYPES, assertions, reference, run_case
 from operator_runtime_testing.cases import Operand, case
 
 # Every operator of tests/cases; the one-axis ops are those taking a dim.
 OPS = {op: case_modules.load(op).OP for op in case_modules.OPS}
 AXIS_OPS = tuple(op for op, info in OPS.items() if "dim" in info.inplace_params)
+# a (M, K) @ b (K, N): the shapes below become products whose M, K or N is that size.
+MATMUL_OPS = tuple(op for op in OPS if _manifest.op(op).kind == "matmul")
 
 # 1..67, then both sides of every power of two up to 2^16.
 SIZES = tuple(range(1, 68)) + tuple(2**k + d for k in range(7, 17) for d in (-1, 0, 1))
@@ -48,6 +51,14 @@ def _inputs(op_name, *shapes_or_operands):
     return shapes_or_operands * (2 if op_name == "vector_add" else 1)
 
 
+def _matmul_cases(tag, n, layout="contiguous", out_layout="contiguous"):
+    """Products with one side of size n: K = n (rows of a, columns of b), then M = n."""
+    return [case(f"{tag}_2x{n}x3", Operand((2, n), layout), Operand((n, 3), layout),
+                 out_layout=out_layout),
+            case(f"{tag}_{n}x3x2", Operand((n, 3), layout), Operand((3, 2), layout),
+                 out_layout=out_layout)]
+
+
 def _params(op_name, dim):
     if op_name in AXIS_OPS:
         return {"dim": dim}
@@ -63,6 +74,11 @@ def test_empty_tensors(op_name, dtype, target, seed):
     """Also empty tensors with a long axis: a backend may plan long rows as split rows
     (sized by the row count, 0 here)."""
     shapes = [(0,), (0, 5), (5, 0), (2, 0, 3), (0, 0), (0, HUGE_ROW), (HUGE_ROW, 0)]
+    if op_name in MATMUL_OPS:  # M, K or N of 0 (K = 0: zeros)
+        mnk = [(0, 5, 3), (5, 0, 3), (3, 5, 0), (0, 0, 0), (0, HUGE_ROW, 0), (3, 0, 1025)]
+        _check(op_name, [case(f"empty_{m}x{k}x{n}", (m, k), (k, n)) for m, k, n in mnk], dtype,
+               target, seed)
+        return
     cases = []
     for s in shapes:
         dims = range(-len(s), len(s)) if op_name in AXIS_OPS else [None]
@@ -75,6 +91,9 @@ def test_empty_tensors(op_name, dtype, target, seed):
 @pytest.mark.parametrize("op_name", list(OPS))
 def test_single_elements(op_name, dtype, target, seed):
     shapes = [(), (1,), (1, 1), (1, 1, 1)]
+    if op_name in MATMUL_OPS:
+        _check(op_name, [case("single_1x1x1", (1, 1), (1, 1))], dtype, target, seed)
+        return
     cases = []
     for s in shapes:
         dims = range(-max(len(s), 1), max(len(s), 1)) if op_name in AXIS_OPS else [None]
@@ -91,7 +110,9 @@ def test_single_elements(op_name, dtype, target, seed):
 def test_sizes_around_every_vector_and_block_boundary(op_name, dtype, target, seed):
     cases = []
     for n in SIZES:
-        if op_name in AXIS_OPS:  # rows, and columns (the axis strided, contiguous across it)
+        if op_name in MATMUL_OPS:
+            cases += _matmul_cases("size", n)
+        elif op_name in AXIS_OPS:  # rows, and columns (the axis strided, contiguous across it)
             cases.append(case(f"rows_3x{n}", (3, n), params={"dim": -1}))
             cases.append(case(f"cols_{n}x3", (n, 3), params={"dim": 0}))
         else:
@@ -105,6 +126,9 @@ def test_misaligned_data_pointers(op_name, dtype, target, seed):
     """Every input and the output start one element into their buffers."""
     cases = []
     for n in MISALIGNED_SIZES:
+        if op_name in MATMUL_OPS:
+            cases += _matmul_cases("offset", n, "offset", "offset")
+            continue
         if op_name in AXIS_OPS:
             shape, dim = (2, n), -1
         else:

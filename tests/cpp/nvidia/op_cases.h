@@ -453,6 +453,57 @@ inline void check_softmax(oprt_dtype_t dt, const Spec &in_s, int axis, bool spec
     expect_untouched_gaps(out, is_elem, what);
 }
 
+// out = a @ b against a float64 sum: the output's rounding plus the f32
+// accumulation (4 sqrt(K) roundings of the sum of |a_ip b_pj|).
+inline void check_matmul(oprt_dtype_t dt, const Spec &a_s, const Spec &b_s, std::vector<int64_t> out_strides = {},
+                         int64_t out_offset = 0) {
+    const int64_t m = a_s.shape[0], k = a_s.shape[1], n = b_s.shape[1];
+    const std::string what = std::string("matmul ") + dtype_name(dt) + " a" + shape_str(a_s.shape) +
+                             (a_s.strides.empty() ? "" : " strided") + " b" + shape_str(b_s.shape) +
+                             (b_s.strides.empty() ? "" : " strided") + (out_strides.empty() ? "" : " strided-out") +
+                             (a_s.offset || out_offset ? " offset" : "");
+    SCOPED_TRACE(what);
+    Tensor a, b, out;
+    make_tensor(a, dt, a_s.shape, a_s.strides, a_s.offset, Fill::kUniform, 41, 1.0f);
+    make_tensor(b, dt, b_s.shape, b_s.strides, b_s.offset, Fill::kUniform, 43, 1.0f);
+    make_tensor(out, dt, {m, n}, out_strides, out_offset, Fill::kPoison);
+    if (::testing::Test::HasFatalFailure()) return;
+    const oprt_tensor_view_t ov = out.view(), av = a.view(), bv = b.view();
+    oprt_matmul_descriptor_t desc = nullptr;
+    NVT_OPRT_OK(oprt_create_matmul_descriptor(&desc, &ov, &av, &bv));
+    if (UseVariant::current() && !UseVariant::apply(oprt_set_matmul_variant(desc, UseVariant::current()), what)) {
+        oprt_destroy_matmul_descriptor(desc);
+        return;
+    }
+    const char *kernel = nullptr;
+    const oprt_status_t named = oprt_get_matmul_kernel_name(desc, &kernel);
+    ExpectKernel::check(named, kernel, what);
+    size_t ws_bytes = 0;
+    NVT_OPRT_OK(oprt_get_matmul_workspace_size(desc, &ws_bytes));
+    DeviceBuffer ws(ws_bytes);
+    NVT_OPRT_OK(oprt_execute_matmul(desc, ws_bytes ? ws.get() : nullptr, ws_bytes, out.data(), a.data(), b.data(), nullptr));
+    NVT_OPRT_OK(oprt_destroy_matmul_descriptor(desc));
+    download(out);
+    const auto a_at = [&](int64_t i, int64_t p) { return double(a.get(a.offset + i * a.strides[0] + p * a.strides[1])); };
+    const auto b_at = [&](int64_t p, int64_t j) { return double(b.get(b.offset + p * b.strides[0] + j * b.strides[1])); };
+    std::vector<double> want(size_t(m * n)), scale(size_t(m * n));
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            double s = 0, abs_s = 0;
+            for (int64_t p = 0; p < k; ++p) {
+                s += a_at(i, p) * b_at(p, j);
+                abs_s += std::fabs(a_at(i, p) * b_at(p, j));
+            }
+            want[size_t(i * n + j)] = s;
+            scale[size_t(i * n + j)] = abs_s;
+        }
+    const Tol r = rounding_tol(dt);
+    expect_output(
+        out, [&](int64_t i) { return want[size_t(i)]; },
+        [&](int64_t i) { return Tol{r.rtol, r.atol + 4.0 * 0x1p-24 * std::sqrt(double(k) + 1) * scale[size_t(i)]}; },
+        what);
+}
+
 inline const std::vector<oprt_dtype_t> &all_dtypes() {
     static const std::vector<oprt_dtype_t> d = {OPRT_DTYPE_F32, OPRT_DTYPE_F16, OPRT_DTYPE_BF16};
     return d;

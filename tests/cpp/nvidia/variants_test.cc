@@ -35,7 +35,8 @@ std::vector<std::string> ladder(ListFn list) {
 
 // The plain steps' kernels carry the step's name (the fast steps' are the plan's).
 bool plain_step(const std::string &v) {
-    for (const char *p : {"scalar_grid_stride", "smem_tree", "warp_shuffle", "three_pass", "warp_fused", "online"})
+    for (const char *p : {"scalar_grid_stride", "smem_tree", "warp_shuffle", "three_pass", "warp_fused", "online",
+                          "naive", "smem_tiles", "blocking_1d", "blocking_2d", "vectorized", "warp_tiling"})
         if (v == p) return true;
     return false;
 }
@@ -124,6 +125,30 @@ TEST_F(NvidiaVariants, Softmax) {
                 check_softmax(dt, {{33, 17, 5}}, 1);               // inner axis
                 check_softmax(dt, {{4, 6, 5}}, 1, /*specials=*/true);
                 check_softmax(dt, {{9, 31}, {1, 9}}, 1);           // strided axis
+            }
+        });
+}
+
+// Every matmul step; dense cases have K and N multiples of 4 (the vector steps' rows).
+TEST_F(NvidiaVariants, Matmul) {
+    for_each_variant(
+        &oprt_list_matmul_variants,
+        [&] {
+            for (oprt_dtype_t dt : all_dtypes()) {
+                for (const auto &s : std::vector<std::vector<int64_t>>{{1, 4, 4}, {7, 36, 20}, {129, 260, 132},
+                                                                       {257, 64, 388}, {33, 1000, 8}})
+                    check_matmul(dt, {{s[0], s[1]}}, {{s[1], s[2]}});
+            }
+        },
+        [&] {
+            for (oprt_dtype_t dt : all_dtypes()) {
+                check_matmul(dt, {{33, 65}}, {{65, 47}});                     // odd K and N
+                check_matmul(dt, {{130, 70}, {1, 130}}, {{70, 131}, {1, 70}});  // both transposed
+                check_matmul(dt, {{129, 257}, {1, 129}}, {{257, 64}});         // a column-major
+                check_matmul(dt, {{64, 36}, {}, 1}, {{36, 128}, {}, 1}, {}, 1);  // misaligned pointers
+                check_matmul(dt, {{100, 40}, {0, 1}}, {{40, 36}});            // a broadcast down its rows
+                check_matmul(dt, {{40, 52}}, {{52, 36}}, {72, 2});             // strided out
+                check_matmul(dt, {{5, 0}}, {{0, 7}});                          // K = 0: zeros
             }
         });
 }

@@ -1,0 +1,177 @@
+// matmul on NVIDIA GPUs: kernel choice at descriptor creation (plan) and launches at
+// execute (run). The SIMT kernels are in kernel.cuh; the tensor-core kernels in
+// mma_sync.cuh (mma.sync, f16/bf16) and wgmma.cuh (Hopper TMA + WGMMA, sm_90a).
+//
+// Choice:
+//   f16 / bf16: wgmma where wgmma_supports, else mma_sync where mma_sync_supports
+//               (see "Tensor cores" below), else the SIMT choice;
+//   f32 (no TF32: full f32 products): warp_tiling when A and B are row-major with
+//               rows of a multiple of 4 elements (16-byte vector loads), else
+//               blocking_2d, which reads any strides.
+// warp_tiling and vectorized also need A's and B's pointers aligned to 4 elements;
+// run() checks them and launches blocking_2d for a call whose pointers are not.
+#include <cstdint>
+
+#include "runtime/gpu/gpu_runtime.h"
+#include "ops/matmul/matmul_backends.h"
+#include "ops/matmul/nvidia/gemm_args.h"
+#include "ops/matmul/nvidia/kernel.cuh"
+
+// ---- Tensor cores --------------------------------------------------------------------
+// The tensor-core families (mma_sync, wgmma) exist on NVIDIA only; the MetaX unit
+// (metax/matmul_metax.maca) defines OPRT_MATMUL_NO_TENSOR_CORES and its plan declines
+// them with a reason.
+#if !defined(OPRT_MATMUL_NO_TENSOR_CORES)
+#define OPRT_MATMUL_TENSOR_CORES 1
+// Tensor-core hookup: #include "ops/matmul/nvidia/mma_sync.cuh" and "ops/matmul/nvidia/wgmma.cuh" here.
+#else
+#define OPRT_MATMUL_TENSOR_CORES 0
+#endif
+
+namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
+namespace {
+
+using namespace oprt::matmul::gpu_kernels;
+using gpu::ceil_div;
+
+constexpr const char *kOp = "oprt_execute_matmul";
+
+// MatmulPlan::kernel values: the ladder's steps in order, then the tensor-core families.
+enum Kernel : int32_t {
+    kNaive = 1,
+    kSmemTiles = 2,
+    kBlocking1d = 3,
+    kBlocking2d = 4,
+    kVectorized = 5,
+    kWarpTiling = 6,
+    kMmaSync = 7,
+    kWgmma = 8,
+};
+
+GemmArgs gemm_args(const MatmulPlan &p, const ExecArgs &args) {
+    GemmArgs g;
+    g.m = p.m, g.n = p.n, g.k = p.k;
+    g.a = args.in0, g.a_row = p.a_row, g.a_col = p.a_col;
+    g.b = args.in1, g.b_row = p.b_row, g.b_col = p.b_col;
+    g.c = args.out, g.c_row = p.c_row, g.c_col = p.c_col;
+    return g;
+}
+
+// A (rows x cols) operand read as rows of kVec-element vectors: stride 1 along a row
+// and rows a whole number of vectors apart (a stride that never moves is no constraint).
+bool vector_rows(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
+    return (cols <= 1 || col_stride == 1) && (rows <= 1 || row_stride % kVec == 0);
+}
+
+bool vector_layout(const MatmulPlan &p) {
+    return vector_rows(p.m, p.k, p.a_row, p.a_col) && vector_rows(p.k, p.n, p.b_row, p.b_col);
+}
+
+bool pointers_aligned(const MatmulPlan &p, const ExecArgs &args) {
+    const size_t bytes = size_t(kVec) * (p.dtype == OPRT_DTYPE_F32 ? 4 : 2);
+    return gpu::aligned_to(args.in0, bytes) && gpu::aligned_to(args.in1, bytes);
+}
+
+// C stored as vectors: dense rows a whole number of vectors apart, aligned.
+bool vector_c(const MatmulPlan &p, const ExecArgs &args) {
+    const size_t bytes = size_t(kVec) * (p.dtype == OPRT_DTYPE_F32 ? 4 : 2);
+    return vector_rows(p.m, p.n, p.c_row, p.c_col) && (p.n <= 1 || p.c_col == 1) && gpu::aligned_to(args.out, bytes);
+}
+
+template <typename T>
+oprt_status_t launch(const MatmulPlan &p, const ExecArgs &args, dev::stream_t stream) {
+    const GemmArgs g = gemm_args(p, args);
+    const auto tiles = [&](int64_t bm, int64_t bn) { return unsigned(ceil_div(g.m, bm) * ceil_div(g.n, bn)); };
+    int32_t kernel = p.kernel;
+    if ((kernel == kVectorized || kernel == kWarpTiling) && !pointers_aligned(p, args)) kernel = kBlocking2d;
+    switch (kernel) {
+    case kNaive:
+        matmul_naive_kernel<T><<<tiles(kNaiveTile, kNaiveTile), kNaiveTile * kNaiveTile, 0, stream>>>(g);
+        break;
+    case kSmemTiles:
+        matmul_smem_tiles_kernel<T><<<tiles(kSmemTile, kSmemTile), kSmemTile * kSmemTile, 0, stream>>>(g);
+        break;
+    case kBlocking1d: matmul_blocking_1d_kernel<T><<<tiles(kBM1, kBN1), kThreads1, 0, stream>>>(g); break;
+    case kBlocking2d: matmul_blocking_2d_kernel<T><<<tiles(kBM, kBN), kThreads2, 0, stream>>>(g); break;
+    case kVectorized:
+        matmul_vectorized_kernel<T><<<tiles(kBM, kBN), kThreads2, 0, stream>>>(g, vector_c(p, args));
+        break;
+    case kWarpTiling:
+        matmul_warp_tiling_kernel<T><<<tiles(kBM, kBN), kThreads, 0, stream>>>(g, vector_c(p, args));
+        break;
+#if OPRT_MATMUL_TENSOR_CORES
+    // Tensor-core hookup: case kMmaSync / case kWgmma, returning the family's launch status:
+    //   case kMmaSync: return gpu::runtime_error(kOp, "mma_sync_launch", int(mma_sync_launch(g, p.dtype, stream)));
+#endif
+    default: return fail(OPRT_ERR_RUNTIME, "%s: no kernel %d in the NVIDIA matmul backend", kOp, int(kernel));
+    }
+    return OPRT_SUCCESS;
+}
+
+// The plan of a SIMT step, or NOT_SUPPORTED saying why it cannot run this layout.
+oprt_status_t plan_simt(MatmulPlan &p, Kernel kernel) {
+    static const char *const kNames[] = {"", "naive", "smem_tiles", "blocking_1d", "blocking_2d", "vectorized",
+                                         "warp_tiling"};
+    // The smallest tile is 16 x 16: the 1-D grid holds every tile of any shape below this.
+    if (ceil_div(p.m, kNaiveTile) * ceil_div(p.n, kNaiveTile) > gpu::kMaxGridBlocks)
+        return fail(OPRT_ERR_NOT_SUPPORTED, "matmul: %lld x %lld outputs are more tiles than one grid launches",
+                    (long long)p.m, (long long)p.n);
+    if ((kernel == kVectorized || kernel == kWarpTiling) && !vector_layout(p))
+        return fail(OPRT_ERR_NOT_SUPPORTED,
+                    "'%s' loads rows of A and B as 4-element vectors: both must be row-major (column stride 1) "
+                    "with a row stride that is a multiple of 4 (here a strides (%lld, %lld), b strides (%lld, "
+                    "%lld)); use 'naive', 'smem_tiles', 'blocking_1d', 'blocking_2d' or 'auto'",
+                    kNames[kernel], (long long)p.a_row, (long long)p.a_col, (long long)p.b_row, (long long)p.b_col);
+    p.kernel = kernel;
+    p.kernel_name = kNames[kernel];
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}
+
+template <Kernel K>
+oprt_status_t plan_step(MatmulPlan &p) {
+    return plan_simt(p, K);
+}
+
+// Tensor-core hookup: plan functions for the ladder ("mma_sync", "wgmma"), each
+// failing with OPRT_ERR_NOT_SUPPORTED and the reason where <family>_supports says no
+// (on MetaX: "tensor-core kernels are NVIDIA-only").
+
+const Variant<MatmulPlan> kLadderSteps[] = {
+    {"naive", &plan_step<kNaive>},
+    {"smem_tiles", &plan_step<kSmemTiles>},
+    {"blocking_1d", &plan_step<kBlocking1d>},
+    {"blocking_2d", &plan_step<kBlocking2d>},
+    {"vectorized", &plan_step<kVectorized>},
+    {"warp_tiling", &plan_step<kWarpTiling>},
+    // Tensor-core hookup: {"mma_sync", &plan_mma_sync}, {"wgmma", &plan_wgmma},
+};
+
+}  // namespace
+
+const VariantList<MatmulPlan> ladder = {kLadderSteps, int(sizeof kLadderSteps / sizeof kLadderSteps[0])};
+
+oprt_status_t plan(MatmulPlan &p) {
+#if OPRT_MATMUL_TENSOR_CORES
+    // Tensor-core hookup, for f16 / bf16: build a GemmArgs from the plan (data pointers
+    // null: the families decide on shapes, strides and the device), then
+    //   if (wgmma_supports(g, p.dtype))         { p.kernel = kWgmma;   p.kernel_name = "wgmma";    return OPRT_SUCCESS; }
+    //   else if (mma_sync_supports(g, p.dtype)) { p.kernel = kMmaSync; p.kernel_name = "mma_sync"; return OPRT_SUCCESS; }
+#endif
+    return plan_simt(p, vector_layout(p) ? kWarpTiling : kBlocking2d);
+}
+
+oprt_status_t run(const MatmulPlan &p, const ExecArgs &args) {
+    oprt_status_t s;
+    dev::stream_t stream = static_cast<dev::stream_t>(args.stream);
+    switch (p.dtype) {
+    case OPRT_DTYPE_F32: s = launch<float>(p, args, stream); break;
+    case OPRT_DTYPE_F16: s = launch<dev::half_t>(p, args, stream); break;
+    case OPRT_DTYPE_BF16: s = launch<dev::bf16_t>(p, args, stream); break;
+    default: s = OPRT_ERR_UNSUPPORTED_DTYPE; break;
+    }
+    if (s != OPRT_SUCCESS) return s;
+    return gpu::check_launch(kOp, p.kernel_name);
+}
+
+}  // namespace oprt::matmul::OPRT_GPU_BACKEND_NS
