@@ -443,8 +443,9 @@ bool encode(CUtensorMap *map, bool bf16, const void *ptr, int64_t rows, int64_t 
               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
-// Whether this binary carries the sm_90a kernels, and the device is 9.0 (wgmma and
-// setmaxnreg exist on sm_90a only). Cached per device.
+// Whether the device is 9.0 (wgmma and setmaxnreg exist on sm_90a only) and this binary
+// carries the real sm_90a kernels: built for another target the kernel is an empty stub
+// that uses a handful of registers, the real one 168. Cached per device.
 bool device_ok(int device) {
     constexpr int kMaxDevices = 64;
     static int state[kMaxDevices] = {};  // 0 unknown, 1 yes, 2 no
@@ -458,7 +459,7 @@ bool device_ok(int device) {
                         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
                         major == 9 && minor == 0 &&
                         cudaFuncGetAttributes(&attr, wgmma_kernel<256, true, false>) == cudaSuccess &&
-                        attr.binaryVersion == 90 && encoder() != nullptr;
+                        attr.binaryVersion >= 90 && attr.numRegs >= 128 && encoder() != nullptr;
         if (!ok) cudaGetLastError();  // a failed query must not surface at the caller's next check
         state[device] = ok ? 1 : 2;
     }
