@@ -1,6 +1,6 @@
 // matmul's tensor-core kernels against cuBLAS: correctness and speed, run by hand on a GPU.
 //
-//   camp_matmul_bench [--quick] [--kernel=mma_sync|wgmma|all]
+//   camp_matmul_bench [--quick] [--check-only] [--kernel=mma_sync|wgmma|all]
 //
 // For f16 and bf16, square (1024 .. 8192), skinny (16|64|128 x 4096 x 4096) and odd shapes,
 // and the layouts A row-major with B row- or column-major (plus A column-major on the odd
@@ -13,7 +13,7 @@
 // where rms = sqrt(K) / 3 is the typical size of an entry (inputs uniform in [-1, 1]).
 // A kernel whose launch or run reports an error is not run again; a kernel that breaks the
 // CUDA context ends the program (run each kernel in its own process to isolate them).
-// --quick: bf16 4096^3 and the odd shapes.
+// --quick: bf16 4096^3 and the odd shapes. --check-only: no timing (for compute-sanitizer).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -33,6 +33,12 @@
 namespace {
 
 using oprt::matmul::GemmArgs;
+bool g_timing = true;
+
+template <typename F>
+double seconds(F launch, cudaStream_t stream) {
+    return g_timing ? graph_seconds_per_launch(launch, stream) : double(NAN);
+}
 namespace mm = oprt::matmul::nvidia;
 
 int64_t round8(int64_t x) { return (x + 7) / 8 * 8; }
@@ -180,7 +186,7 @@ void run_dtype(bool bf16, const std::vector<Shape> &shapes, const std::vector<st
                 CK(cudaGetLastError());
                 blas_err = error_vs(c_blas, true);
             }
-            const double blas_s = graph_seconds_per_launch([&] { blas(); }, stream);
+            const double blas_s = seconds([&] { blas(); }, stream);
             std::printf("%-16s %-4s %-11s %-9s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name, "cublas",
                         blas_s * 1e6, flops / blas_s * 1e-12, 100.0, blas_err,
                         sh.odd ? (blas_err <= tol ? "PASS(vs naive)" : "FAIL(vs naive)") : "reference");
@@ -223,7 +229,7 @@ void run_dtype(bool bf16, const std::vector<Shape> &shapes, const std::vector<st
                     err = std::isnan(err) || std::isnan(e_naive) ? double(NAN) : std::fmax(err, e_naive);
                 }
                 const bool pass = std::isfinite(err) && err <= tol;
-                const double s = graph_seconds_per_launch([&] { launch(); }, stream);
+                const double s = seconds([&] { launch(); }, stream);
                 std::printf("%-16s %-4s %-11s %-9s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name,
                             kname.c_str(), s * 1e6, flops / s * 1e-12, 100.0 * blas_s / s, err, pass ? "PASS" : "FAIL");
                 ++(pass ? totals.pass : totals.fail);
@@ -247,9 +253,10 @@ int main(int argc, char **argv) {
     std::string only = "all";
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+        else if (std::strcmp(argv[i], "--check-only") == 0) g_timing = false;
         else if (std::strncmp(argv[i], "--kernel=", 9) == 0) only = argv[i] + 9;
         else {
-            std::printf("usage: %s [--quick] [--kernel=mma_sync|wgmma|all]\n", argv[0]);
+            std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all]\n", argv[0]);
             return 1;
         }
     }
