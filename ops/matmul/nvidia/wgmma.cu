@@ -1,22 +1,31 @@
 // matmul on Hopper tensor cores (sm_90a): TMA + wgmma + a warp-specialized pipeline.
 //
-// Idea: a block of three warpgroups owns a 128 x BN tile of C (BN = 256, 128 or 64, picked so
-// the tiles fill the SMs). Warpgroup 0 is the producer: one thread issues TMA copies of the
-// next 128x64 slice of A and 64xBN slice of B into a ring of shared-memory stages and
-// waits only for a stage to be released. Warpgroups 1 and 2 are consumers, each computing 64
-// rows of the tile with wgmma.mma_async m64nBNk16 straight from shared memory into f32
-// registers. Each stage has two mbarriers: "full" (TMA bytes arrived: the producer announces
-// the byte count, the copies complete it) and "empty" (every consumer warp is done reading).
-// setmaxnreg moves registers from the producer (40) to the consumers (232) for the
-// accumulators. The grid is persistent (one block per SM walking the tiles in an order that
-// keeps B tiles in L2), so the producer already loads the next tile while the consumers
-// store the last one, registers straight to global with bounds checks.
+// Idea: a block owns a BM x BN tile of C (BM 64 or 128, BN 64, 128 or 256). Warpgroup 0 is
+// the producer: one thread issues TMA copies of the next BMx64 slice of A and 64xBN slice
+// of B into a ring of shared-memory stages and waits only for a stage to be released. The
+// other BM/64 warpgroups are consumers, each computing 64 rows of the tile with
+// wgmma.mma_async m64nBNk16 straight from shared memory into f32 registers. Each stage has
+// two mbarriers: "full" (TMA bytes arrived: the producer announces the byte count, the
+// copies complete it) and "empty" (every consumer warp is done reading). setmaxnreg moves
+// registers from the producer (40) to the consumers (232) for the accumulators. The grid is
+// persistent (one block per SM walking the tiles in an order that keeps B tiles in L2), so
+// the producer already loads the next tile while the consumers store the last one.
+//
+// Two options fill the machine where plain tiles do not:
+// - Split-K: the K range is cut into `splits` pieces that run as separate work units; each
+//   writes its f32 partial tile to a workspace and a small kernel sums them into C. With M
+//   = 16 and N = K = 4096 there are only 32 tiles of 64x128; split 4 ways, 128 blocks
+//   stream B at once.
+// - Clusters of CM = 2 blocks on vertically adjacent tiles share the B tile: each loads half
+//   of it with a TMA multicast into both blocks' shared memory, so B crosses L2 once per
+//   pair. A stage is then released only when the consumers of both blocks are done with it
+//   (they arrive on the empty barriers of both blocks).
 //
 // Shared-memory layouts are the ones TMA writes with 128-byte swizzle and wgmma reads
 // through a matrix descriptor: rows of 64 16-bit values (128 bytes), the 16-byte chunks of
 // row r XORed with r % 8, 8-row groups 1024 bytes apart.
-//   A (K-major, rows = M): one 128x64 box; a k16 step starts 32 bytes further into the rows.
-//   B K-major (column-major B, rows = N): one BNx64 box, read like A.
+//   A (K-major, rows = M): one BMx64 box; a k16 step starts 32 bytes further into the rows.
+//   B K-major (column-major B, rows = N): BNx64, read like A (loaded as CM boxes of BN/CM rows).
 //   B N-major (row-major B, rows = K): BN/64 boxes of 64(N) x 64(K), 8 KB apart; wgmma reads
 //     it transposed (tnspB = 1): 64-column blocks 8 KB apart (leading byte offset), 8-row K
 //     groups 1024 bytes apart (stride byte offset); a k16 step starts 16 rows (2 KB) further.
@@ -35,28 +44,77 @@
 namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
 namespace wgmma_detail {
 
-constexpr int kBM = 128, kBK = 64;          // block tile rows, k-tile depth (64 values = 128 bytes)
-constexpr int kThreads = 384;               // producer warpgroup + 2 consumer warpgroups
-constexpr int kConsumerWarps = 8;
-constexpr int kATileBytes = kBM * kBK * 2;  // 16 KB
-constexpr int kGroupM = 16;                 // rasterization: 16 M-tiles walk a column of N-tiles together
+constexpr int kBK = 64;                                 // k-tile depth (64 values = 128 bytes)
+constexpr int kMaxThreads = 384;                        // producer warpgroup + up to 2 consumers
+constexpr int kGroupM = 16;                             // rasterization: 16 M-tiles walk a column of N-tiles together
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) = 64512 <= 65536
+constexpr int kSmemBudget = 200 * 1024;                 // for the stages (the H200 allows 227 KB per block)
 
-template <int BN>
+template <int BM, int BN, int CM>
 struct Config {
+    static_assert(BM == 64 || BM == 128, "a consumer warpgroup computes 64 rows");
+    static_assert(CM == 1 || (CM == 2 && BN >= 128), "a cluster splits B into 64-column pieces");
+    static constexpr int kConsumers = BM / 64;
+    static constexpr int kThreads = 128 * (1 + kConsumers);
+    static constexpr int kATileBytes = BM * kBK * 2;
     static constexpr int kBTileBytes = BN * kBK * 2;
     static constexpr int kStageBytes = kATileBytes + kBTileBytes;
-    static constexpr int kStages = (192 * 1024) / kStageBytes;  // 4, 6, 8 stages for BN 256, 128, 64
+    static constexpr int kStages = kSmemBudget / kStageBytes;  // 4 for 128x256, 12 for 64x64
     // Stages, their full and empty barriers, and room to align the stages to 1024 bytes.
     static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
 };
 
-struct Epilogue {
+// What the kernel needs besides the operands' tensor maps.
+struct Params {
     void *c;
     int64_t c_row, c_col;
     int m, n, k;
-    bool pairs;  // C contiguous along N, pairs of columns 4-byte aligned
+    bool pairs;         // C contiguous along N, pairs of columns 4-byte aligned
+    int splits;         // K pieces; > 1: f32 partial tiles go to `partial`
+    int split_k_tiles;  // k-tiles per piece (the last one may have fewer)
+    float *partial;     // splits slabs of m x ldp floats
+    int64_t ldp;        // n rounded up to even (partials are stored in pairs)
 };
+
+// Stores columns col and col + 1 of a row of C (rounding to nearest even), within bounds.
+template <bool Bf16>
+__device__ __forceinline__ void store_pair(const Params &e, int64_t row, int64_t col, float v0, float v1) {
+    using T = std::conditional_t<Bf16, __nv_bfloat16, __half>;
+    using T2 = std::conditional_t<Bf16, __nv_bfloat162, __half2>;
+    T *c = static_cast<T *>(e.c);
+    if (row >= e.m || col >= e.n) return;
+    const int64_t i0 = row * e.c_row + col * e.c_col;
+    if (col + 1 < e.n) {
+        if (e.pairs) {
+            T2 v;
+            v.x = T(v0), v.y = T(v1);
+            *reinterpret_cast<T2 *>(c + i0) = v;
+        } else {
+            c[i0] = T(v0);
+            c[i0 + e.c_col] = T(v1);
+        }
+    } else {
+        c[i0] = T(v0);
+    }
+}
+
+// Split-K's second step: C = the sum of the partial slabs, in split order; a pair of
+// columns per thread.
+template <bool Bf16>
+__global__ void splitk_reduce(Params p) {
+    const int64_t pairs_per_row = p.ldp / 2, total = int64_t(p.m) * pairs_per_row;
+    const int64_t slab = int64_t(p.m) * p.ldp;
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t row = i / pairs_per_row, col = 2 * (i % pairs_per_row);
+        const float2 *src = reinterpret_cast<const float2 *>(p.partial + row * p.ldp + col);
+        float2 s = src[0];
+        for (int k = 1; k < p.splits; ++k) {
+            const float2 v = src[k * slab / 2];
+            s.x += v.x, s.y += v.y;
+        }
+        store_pair<Bf16>(p, row, col, s.x, s.y);
+    }
+}
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 // wgmma.mma_async m64nNk16, f32 += A(smem) * B(smem), by descriptor. TransB = 1 reads B
@@ -224,6 +282,16 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
+// Arrives on the barrier at the same shared-memory offset in block `cta` of the cluster
+// (this block itself when the cluster is one block).
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
+    asm volatile(
+        "{\n.reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(cta)
+        : "memory");
+}
 // Waits until the barrier's phase with this parity has completed. A fresh barrier is in
 // phase 0, so waiting for parity 1 returns at once (how the producer sees the empty ring).
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
@@ -239,12 +307,32 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     } while (!done);
 }
 
+__device__ __forceinline__ uint32_t cluster_rank() {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+// Every thread of every block of the cluster.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
 // 2-D TMA copy of the box at (c0 innermost, c1) into shared memory; completes `bar`'s bytes.
+// With a multicast mask, the box lands at the same offset in every block of the mask and
+// completes the barrier at the same offset in each.
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar) {
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
             "r"(dst),
         "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar,
+                                                      uint16_t mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
         : "memory");
 }
 
@@ -277,45 +365,35 @@ __device__ __forceinline__ void setmaxnreg_inc() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
 }
 
-// Tile number -> first row and column, kGroupM M-tiles at a time down each column of N-tiles
-// (the same order in producer and consumers).
-template <int BN>
-__device__ __forceinline__ void tile_origin(int tile, int tiles_m, int tiles_n, int &m0, int &n0) {
+// A work unit: one tile of C (of this block; the cluster's blocks take vertically adjacent
+// tiles) and one piece of K. Units walk kGroupM rows of cluster tiles down each column of
+// N-tiles; the pieces of one tile are neighbours. The same order in producer and consumers.
+struct Unit {
+    int m0, n0, kt0, kt1;  // first row and column, k-tiles [kt0, kt1)
+};
+template <int BM, int BN, int CM>
+__device__ __forceinline__ Unit unit_at(int u, const Params &p, uint32_t rank) {
+    const int tiles_m = (p.m + BM - 1) / BM, rows = (tiles_m + CM - 1) / CM, tiles_n = (p.n + BN - 1) / BN;
+    const int k_tiles = (p.k + kBK - 1) / kBK;
+    const int split = u % p.splits, t = u / p.splits;
     const int per_group = kGroupM * tiles_n;
-    const int first_m = (tile / per_group) * kGroupM;
-    const int group_m = min(tiles_m - first_m, kGroupM);
-    m0 = (first_m + (tile % per_group) % group_m) * kBM;
-    n0 = ((tile % per_group) / group_m) * BN;
-}
-
-template <bool Bf16>
-__device__ __forceinline__ void store_pair(const Epilogue &e, int64_t row, int64_t col, float v0, float v1) {
-    using T = std::conditional_t<Bf16, __nv_bfloat16, __half>;
-    using T2 = std::conditional_t<Bf16, __nv_bfloat162, __half2>;
-    T *c = static_cast<T *>(e.c);
-    if (row >= e.m || col >= e.n) return;
-    const int64_t i0 = row * e.c_row + col * e.c_col;
-    if (col + 1 < e.n) {
-        if (e.pairs) {
-            T2 v;
-            v.x = T(v0), v.y = T(v1);  // round to nearest even
-            *reinterpret_cast<T2 *>(c + i0) = v;
-        } else {
-            c[i0] = T(v0);
-            c[i0 + e.c_col] = T(v1);
-        }
-    } else {
-        c[i0] = T(v0);
-    }
+    const int first = (t / per_group) * kGroupM;
+    const int group = min(rows - first, kGroupM);
+    Unit w;
+    w.m0 = ((first + (t % per_group) % group) * CM + int(rank)) * BM;
+    w.n0 = ((t % per_group) / group) * BN;
+    w.kt0 = split * p.split_k_tiles;
+    w.kt1 = min(w.kt0 + p.split_k_tiles, k_tiles);
+    return w;
 }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// BKMajor: B is contiguous along K (column-major B); else along N.
-template <int BN, bool Bf16, bool BKMajor>
-__global__ void __launch_bounds__(kThreads, 1)
-    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, Epilogue e) {
+// BKMajor: B is contiguous along K (column-major B); else along N. CM: blocks per cluster.
+template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+__global__ void __launch_bounds__(kMaxThreads, 1)
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cfg = Config<BN>;
+    using Cfg = Config<BM, BN, CM>;
     constexpr int kStages = Cfg::kStages;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;  // 128-byte swizzle wants 1 KB alignment
@@ -324,57 +402,82 @@ __global__ void __launch_bounds__(kThreads, 1)
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
-            mbar_init(full + 8 * s, 1);                 // the producer's arrive (plus the TMA bytes)
-            mbar_init(empty + 8 * s, kConsumerWarps);  // one arrive per consumer warp
+            mbar_init(full + 8 * s, 1);                                 // the producer's arrive (plus the TMA bytes)
+            mbar_init(empty + 8 * s, Cfg::kConsumers * 4 * CM);  // one arrive per consumer warp of the cluster
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    if constexpr (CM > 1) cluster_sync();  // the peer's barriers exist before any copy or arrive reaches them
+    else __syncthreads();
 
-    const int tiles_m = (e.m + kBM - 1) / kBM, tiles_n = (e.n + BN - 1) / BN;
-    const int tiles = tiles_m * tiles_n;
-    const int k_tiles = (e.k + kBK - 1) / kBK;
+    const uint32_t rank = CM > 1 ? cluster_rank() : 0;
+    const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+    const int units = (tiles_m + CM - 1) / CM * tiles_n * p.splits;
+    const int first_unit = blockIdx.x / CM, unit_step = gridDim.x / CM;
     const int warpgroup = threadIdx.x / 128;
 
     if (warpgroup == 0) {  // producer
         setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
-            uint32_t it = 0;  // k-tiles issued so far, over all tiles: stage it % kStages
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                int m0, n0;
-                tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
-                for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+            uint32_t it = 0;  // k-tiles issued so far, over all units: stage it % kStages
+            for (int u = first_unit; u < units; u += unit_step) {
+                const Unit w = unit_at<BM, BN, CM>(u, p, rank);
+                for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                     const uint32_t s = it % kStages, parity = (it / kStages) & 1;
+                    const uint32_t bar = full + 8 * s;
                     mbar_wait(empty + 8 * s, parity ^ 1);
-                    mbar_arrive_expect_tx(full + 8 * s, Cfg::kStageBytes);
-                    const uint32_t sa = base + s * Cfg::kStageBytes, sb = sa + kATileBytes;
-                    tma_load_2d(sa, &map_a, kt * kBK, m0, full + 8 * s);
-                    if constexpr (BKMajor) {
-                        tma_load_2d(sb, &map_b, kt * kBK, n0, full + 8 * s);
-                    } else {
+                    mbar_arrive_expect_tx(bar, Cfg::kStageBytes);
+                    const uint32_t sa = base + s * Cfg::kStageBytes, sb = sa + Cfg::kATileBytes;
+                    tma_load_2d(sa, &map_a, kt * kBK, w.m0, bar);
+                    if constexpr (CM == 1) {
+                        if constexpr (BKMajor) {
+                            tma_load_2d(sb, &map_b, kt * kBK, w.n0, bar);
+                        } else {
 #pragma unroll
-                        for (int j = 0; j < BN / 64; ++j)
-                            tma_load_2d(sb + j * 8192, &map_b, n0 + 64 * j, kt * kBK, full + 8 * s);
+                            for (int j = 0; j < BN / 64; ++j) tma_load_2d(sb + j * 8192, &map_b, w.n0 + 64 * j, kt * kBK, bar);
+                        }
+                    } else {  // this block's share of B, into every block of the cluster
+                        constexpr uint16_t kAll = (1u << CM) - 1;
+                        if constexpr (BKMajor) {
+                            constexpr int kRows = BN / CM;
+                            tma_load_2d_multicast(sb + rank * kRows * 128, &map_b, kt * kBK, w.n0 + int(rank) * kRows, bar,
+                                                  kAll);
+                        } else {
+#pragma unroll
+                            for (int j = 0; j < BN / 64 / CM; ++j) {
+                                const int piece = int(rank) * (BN / 64 / CM) + j;
+                                tma_load_2d_multicast(sb + piece * 8192, &map_b, w.n0 + 64 * piece, kt * kBK, bar, kAll);
+                            }
+                        }
                     }
                 }
             }
         }
-    } else {  // consumers: warpgroup 1 computes rows 0-63 of the tile, warpgroup 2 rows 64-127
+    } else {  // consumers: consumer c computes rows 64c .. 64c + 63 of the tile
         setmaxnreg_inc<kConsumerRegs>();
         const int consumer = warpgroup - 1;
         const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+        // Hands a stage back to the producers of every block of the cluster.
+        auto release = [&](uint32_t stage) {
+            if (lane != 0) return;
+            if constexpr (CM == 1) {
+                mbar_arrive(empty + 8 * stage);
+            } else {
+#pragma unroll
+                for (int r = 0; r < CM; ++r) mbar_arrive_cluster(empty + 8 * stage, r);
+            }
+        };
         float d[BN / 2];
         uint32_t it = 0;
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            int m0, n0;
-            tile_origin<BN>(tile, tiles_m, tiles_n, m0, n0);
+        for (int u = first_unit; u < units; u += unit_step) {
+            const Unit w = unit_at<BM, BN, CM>(u, p, rank);
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
-            for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+            for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                 const uint32_t s = it % kStages, parity = (it / kStages) & 1;
                 mbar_wait(full + 8 * s, parity);
                 const uint32_t sa = base + s * Cfg::kStageBytes + consumer * 64 * 128;
-                const uint32_t sb = base + s * Cfg::kStageBytes + kATileBytes;
+                const uint32_t sb = base + s * Cfg::kStageBytes + Cfg::kATileBytes;
                 fence_operands(d);
                 wgmma_fence();
 #pragma unroll
@@ -391,23 +494,37 @@ __global__ void __launch_bounds__(kThreads, 1)
                 // stage goes back to the producer.
                 wgmma_wait<1>();
                 fence_operands(d);
-                if (kt > 0 && lane == 0) mbar_arrive(empty + 8 * ((it - 1) % kStages));
+                if (kt > w.kt0) release((it - 1) % kStages);
             }
             wgmma_wait<0>();
             fence_operands(d);
-            if (k_tiles > 0 && lane == 0) mbar_arrive(empty + 8 * ((it - 1) % kStages));
+            if (w.kt1 > w.kt0) release((it - 1) % kStages);
 
             // Accumulator i: row 16 * warp + lane / 4 (+ 8 for i % 4 >= 2) of this consumer's
             // 64 rows, column 8 * (i / 4) + 2 * (lane % 4) (+ 1 for odd i).
-            const int64_t row = m0 + consumer * 64 + warp * 16 + lane / 4;
+            const int64_t row = w.m0 + consumer * 64 + warp * 16 + lane / 4;
+            if (p.splits == 1) {
 #pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-                const int64_t col = n0 + 8 * j + 2 * (lane % 4);
-                store_pair<Bf16>(e, row, col, d[4 * j], d[4 * j + 1]);
-                store_pair<Bf16>(e, row + 8, col, d[4 * j + 2], d[4 * j + 3]);
+                for (int j = 0; j < BN / 8; ++j) {
+                    const int64_t col = w.n0 + 8 * j + 2 * (lane % 4);
+                    store_pair<Bf16>(p, row, col, d[4 * j], d[4 * j + 1]);
+                    store_pair<Bf16>(p, row + 8, col, d[4 * j + 2], d[4 * j + 3]);
+                }
+            } else {  // f32 partials: the slab of this piece of K, pairs of columns (ldp is even)
+                float *slab = p.partial + int64_t(u % p.splits) * p.m * p.ldp;
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j) {
+                    const int64_t col = w.n0 + 8 * j + 2 * (lane % 4);
+                    if (col < p.n && row < p.m)
+                        *reinterpret_cast<float2 *>(slab + row * p.ldp + col) = make_float2(d[4 * j], d[4 * j + 1]);
+                    if (col < p.n && row + 8 < p.m)
+                        *reinterpret_cast<float2 *>(slab + (row + 8) * p.ldp + col) = make_float2(d[4 * j + 2], d[4 * j + 3]);
+                }
             }
         }
     }
+    // A block leaves only when its peers no longer copy into its memory or arrive on its barriers.
+    if constexpr (CM > 1) cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
@@ -458,7 +575,7 @@ bool device_ok(int device) {
         const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
                         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
                         major == 9 && minor == 0 &&
-                        cudaFuncGetAttributes(&attr, wgmma_kernel<256, true, false>) == cudaSuccess &&
+                        cudaFuncGetAttributes(&attr, wgmma_kernel<128, 256, 1, true, false>) == cudaSuccess &&
                         attr.binaryVersion >= 90 && attr.numRegs >= 128 && encoder() != nullptr;
         if (!ok) cudaGetLastError();  // a failed query must not surface at the caller's next check
         state[device] = ok ? 1 : 2;
@@ -472,40 +589,122 @@ int sm_count(int device) {
     return sms > 0 ? sms : 1;
 }
 
-template <int BN, bool Bf16, bool BKMajor>
-cudaError_t launch(const GemmArgs &g, int sms, cudaStream_t stream) {
-    using Cfg = Config<BN>;
-    const bool bf16 = Bf16;
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The K split actually run for a request of `splits` pieces: k-tiles per piece, and the
+// number of pieces, none of them empty.
+void split_shape(const GemmArgs &g, int splits, int &split_k_tiles, int &pieces) {
+    const int64_t k_tiles = ceil_div(g.k, kBK);
+    const int64_t want = splits < 1 ? 1 : (splits > k_tiles ? k_tiles : splits);
+    split_k_tiles = int(ceil_div(k_tiles, want));
+    pieces = int(ceil_div(k_tiles, split_k_tiles));
+}
+
+int64_t workspace_bytes(const GemmArgs &g, int splits) {
+    int per = 0, pieces = 0;
+    split_shape(g, splits, per, pieces);
+    return pieces > 1 ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) : 0;
+}
+
+template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+cudaError_t launch(const GemmArgs &g, int splits, void *workspace, int sms, cudaStream_t stream) {
+    using Cfg = Config<BM, BN, CM>;
     CUtensorMap map_a, map_b;
-    if (!encode(&map_a, bf16, g.a, g.m, g.k, g.a_row, kBM, kBK)) return cudaErrorInvalidValue;
-    const bool b_ok = BKMajor ? encode(&map_b, bf16, g.b, g.n, g.k, g.b_col, BN, kBK)   // rows N, K contiguous
-                              : encode(&map_b, bf16, g.b, g.k, g.n, g.b_row, kBK, 64);  // rows K, N contiguous
+    if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, BM, kBK)) return cudaErrorInvalidValue;
+    const bool b_ok = BKMajor ? encode(&map_b, Bf16, g.b, g.n, g.k, g.b_col, BN / CM, kBK)  // rows N, K contiguous
+                              : encode(&map_b, Bf16, g.b, g.k, g.n, g.b_row, kBK, 64);      // rows K, N contiguous
     if (!b_ok) return cudaErrorInvalidValue;
-    auto kernel = wgmma_kernel<BN, Bf16, BKMajor>;
+    auto kernel = wgmma_kernel<BM, BN, CM, Bf16, BKMajor>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
     if (err != cudaSuccess) return err;
-    Epilogue e{g.c, g.c_row, g.c_col, int(g.m), int(g.n), int(g.k),
-               g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0};
-    const int64_t tiles = ((g.m + kBM - 1) / kBM) * ((g.n + BN - 1) / BN);
-    const int grid = int(tiles < sms ? tiles : sms);
-    kernel<<<grid, kThreads, Cfg::kSmemBytes, stream>>>(map_a, map_b, e);
+
+    Params p{};
+    p.c = g.c, p.c_row = g.c_row, p.c_col = g.c_col;
+    p.m = int(g.m), p.n = int(g.n), p.k = int(g.k);
+    p.pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;
+    split_shape(g, splits, p.split_k_tiles, p.splits);
+    p.ldp = g.n + g.n % 2;
+    p.partial = static_cast<float *>(workspace);
+    if (p.splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
+
+    // Persistent: at most one block per SM, whole clusters.
+    const int64_t units = ceil_div(ceil_div(g.m, BM), CM) * ceil_div(g.n, BN) * p.splits;
+    const int64_t clusters = units < sms / CM ? units : sms / CM;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(clusters * CM));
+    config.blockDim = dim3(Cfg::kThreads);
+    config.dynamicSmemBytes = Cfg::kSmemBytes;
+    config.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CM, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = CM > 1 ? 1 : 0;
+    err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, p);
+    if (err != cudaSuccess || p.splits == 1) return err;
+
+    const int64_t pairs = g.m * (p.ldp / 2);
+    const int64_t blocks = ceil_div(pairs, 256) < 8 * sms ? ceil_div(pairs, 256) : 8 * sms;
+    splitk_reduce<Bf16><<<unsigned(blocks), 256, 0, stream>>>(p);
     return cudaGetLastError();
 }
 
-template <bool Bf16, bool BKMajor>
-cudaError_t launch_for_shape(const GemmArgs &g, int sms, cudaStream_t stream) {
-    // The widest tile whose waves keep the SMs busy: tiles / (waves * SMs), weighted by how
-    // much of the tensor cores' rate each width reaches (narrow wgmmas read more shared
-    // memory per flop).
-    auto score = [&](int bn, double rate) {
-        const int64_t tiles = ((g.m + kBM - 1) / kBM) * ((g.n + bn - 1) / bn);
-        const int64_t waves = (tiles + sms - 1) / sms;
-        return rate * double(tiles) / double(waves * sms);
-    };
-    const double s256 = score(256, 1.0), s128 = score(128, 0.93), s64 = score(64, 0.8);
-    if (s256 >= s128 && s256 >= s64) return launch<256, Bf16, BKMajor>(g, sms, stream);
-    if (s128 >= s64) return launch<128, Bf16, BKMajor>(g, sms, stream);
-    return launch<64, Bf16, BKMajor>(g, sms, stream);
+// The kernel variants the plan picks from, each compiled for both types and both layouts of B.
+using Launcher = cudaError_t (*)(const GemmArgs &, int, void *, int, cudaStream_t);
+struct Variant {
+    const char *name;
+    int bm, bn, cm;
+    Launcher fn[2][2];  // [bf16][B contiguous along K]
+};
+template <int BM, int BN, int CM>
+constexpr Variant variant(const char *name) {
+    return {name,
+            BM,
+            BN,
+            CM,
+            {{launch<BM, BN, CM, false, false>, launch<BM, BN, CM, false, true>},
+             {launch<BM, BN, CM, true, false>, launch<BM, BN, CM, true, true>}}};
+}
+enum : int { k128x256, k128x256c2, k128x128, k128x128c2, k128x64, k64x256, k64x128, k64x64 };
+const Variant kVariants[] = {
+    variant<128, 256, 1>("128x256"), variant<128, 256, 2>("128x256c2"), variant<128, 128, 1>("128x128"),
+    variant<128, 128, 2>("128x128c2"), variant<128, 64, 1>("128x64"),   variant<64, 256, 1>("64x256"),
+    variant<64, 128, 1>("64x128"),     variant<64, 64, 1>("64x64"),
+};
+constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
+
+// The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
+// per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
+// each piece at least kMinSplitKTiles k-tiles deep.
+struct PlanRow {
+    int64_t max_m;
+    double max_waves;
+    int variant, max_splits;
+};
+constexpr double kAny = 1e30;
+constexpr int64_t kAnyM = int64_t(1) << 62;
+constexpr int kMinSplitKTiles = 4;
+constexpr PlanRow kPlan[] = {
+    {64, kAny, k64x128, 8},     // M <= 64: one consumer warpgroup; split K to stream B on every SM
+    {128, kAny, k128x128, 4},   // M <= 128
+    {kAnyM, 0.5, k128x128, 4},  // small products (1024^3)
+    {kAnyM, 1.5, k128x256, 1},  // about one wave (2048^3)
+    {kAnyM, kAny, k128x256, 1}, // large
+};
+
+WgmmaChoice choose(const GemmArgs &g, int sms) {
+    const double waves = double(ceil_div(g.m, 128) * ceil_div(g.n, 256)) / sms;
+    for (const PlanRow &row : kPlan) {
+        if (g.m > row.max_m || waves > row.max_waves) continue;
+        const Variant &v = kVariants[row.variant];
+        const int64_t units = ceil_div(ceil_div(g.m, v.bm), v.cm) * v.cm * ceil_div(g.n, v.bn);
+        int64_t splits = sms / units;
+        const int64_t deep = ceil_div(g.k, kBK) / kMinSplitKTiles;
+        if (splits > row.max_splits) splits = row.max_splits;
+        if (splits > deep) splits = deep;
+        return {row.variant, splits < 1 ? 1 : int(splits)};
+    }
+    return {k128x256, 1};
 }
 
 // The operand's non-contiguous stride works for TMA: 16-byte multiple, and at least the
@@ -521,7 +720,8 @@ bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype) {
     if (dtype != OPRT_DTYPE_F16 && dtype != OPRT_DTYPE_BF16) return false;
     constexpr int64_t kMax = int64_t(1) << 31;
     if (g.m < 1 || g.n < 1 || g.k < 1 || g.m >= kMax || g.n >= kMax || g.k >= kMax) return false;
-    if (((g.m + kBM - 1) / kBM) * ((g.n + 63) / 64) >= kMax) return false;  // tile numbers are int
+    // Work units are ints: the smallest tiles, split the most (16 ways) stay below 2^31.
+    if (ceil_div(g.m, 64) * ceil_div(g.n, 64) >= (kMax >> 4)) return false;
     if (reinterpret_cast<uintptr_t>(g.a) % 16 != 0 || reinterpret_cast<uintptr_t>(g.b) % 16 != 0) return false;
     if (g.a_col != 1 || !tma_stride_ok(g.a_row, g.k)) return false;
     const bool b_n_major = g.b_col == 1 && tma_stride_ok(g.b_row, g.n);
@@ -531,16 +731,44 @@ bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype) {
     return cudaGetDevice(&device) == cudaSuccess && device_ok(device);
 }
 
-cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, cudaStream_t stream) {
+int wgmma_variant_count() { return wgmma_detail::kVariantCount; }
+
+const char *wgmma_variant_name(int variant) {
     using namespace wgmma_detail;
+    return variant >= 0 && variant < kVariantCount ? kVariants[variant].name : "?";
+}
+
+WgmmaChoice wgmma_choose(const GemmArgs &g, int sms) { return wgmma_detail::choose(g, sms); }
+
+size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice) {
+    return size_t(wgmma_detail::workspace_bytes(g, choice.splits));
+}
+
+cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choice, void *workspace,
+                         cudaStream_t stream) {
+    using namespace wgmma_detail;
+    if (choice.variant < 0 || choice.variant >= kVariantCount || choice.splits < 1 || choice.splits > 16)
+        return cudaErrorInvalidValue;
     int device = 0;
     cudaError_t err = cudaGetDevice(&device);
     if (err != cudaSuccess) return err;
-    const int sms = sm_count(device);
     const bool bf16 = dtype == OPRT_DTYPE_BF16;
-    const bool b_n_major = g.b_col == 1 && tma_stride_ok(g.b_row, g.n);
-    if (bf16) return b_n_major ? launch_for_shape<true, false>(g, sms, stream) : launch_for_shape<true, true>(g, sms, stream);
-    return b_n_major ? launch_for_shape<false, false>(g, sms, stream) : launch_for_shape<false, true>(g, sms, stream);
+    const bool b_k_major = !(g.b_col == 1 && tma_stride_ok(g.b_row, g.n));
+    return kVariants[choice.variant].fn[bf16][b_k_major](g, choice.splits, workspace, sm_count(device), stream);
+}
+
+size_t wgmma_workspace_bytes(const GemmArgs &g, oprt_dtype_t dtype) {
+    (void)dtype;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return 0;
+    return wgmma_workspace_bytes(g, wgmma_choose(g, wgmma_detail::sm_count(device)));
+}
+
+cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, void *workspace, cudaStream_t stream) {
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    return wgmma_launch(g, dtype, wgmma_choose(g, wgmma_detail::sm_count(device)), workspace, stream);
 }
 
 }  // namespace oprt::matmul::OPRT_GPU_BACKEND_NS

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "operator_runtime/api.h"
 #include "ops/matmul/nvidia/gemm_args.h"
 #include "runtime/gpu/gpu_runtime.h"  // OPRT_GPU_BACKEND_NS
@@ -16,7 +18,26 @@ namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
 // extent; M, N, K below 2^31. C: any strides.
 bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype);
 
-// Enqueues C = A @ B on `stream`; call only where wgmma_supports(g, dtype).
-cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, cudaStream_t stream);
+// Device workspace wgmma_launch needs for this problem on the current device: f32 partial
+// sums where the plan splits K (small M, or few tiles), else 0.
+size_t wgmma_workspace_bytes(const GemmArgs &g, oprt_dtype_t dtype);
+
+// Enqueues C = A @ B on `stream`; call only where wgmma_supports(g, dtype). `workspace`:
+// at least wgmma_workspace_bytes(g, dtype) bytes, 8-byte aligned (may be null when that is 0).
+cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, void *workspace, cudaStream_t stream);
+
+// The plan's choice: one of the compiled kernel variants (tile shape, cluster) and how
+// many ways K is split. wgmma_launch above runs wgmma_choose's; the benchmark
+// (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep) runs every variant to set the plan's table.
+struct WgmmaChoice {
+    int variant = 0;
+    int splits = 1;  // 1 .. 16; fewer run where K has fewer k-tiles
+};
+int wgmma_variant_count();
+const char *wgmma_variant_name(int variant);  // e.g. "128x256c2": BM x BN, cluster of 2
+WgmmaChoice wgmma_choose(const GemmArgs &g, int sms);
+size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice);
+cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choice, void *workspace,
+                         cudaStream_t stream);
 
 }  // namespace oprt::matmul::OPRT_GPU_BACKEND_NS

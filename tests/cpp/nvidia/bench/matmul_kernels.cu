@@ -1,6 +1,6 @@
 // matmul's tensor-core kernels against cuBLAS: correctness and speed, run by hand on a GPU.
 //
-//   camp_matmul_bench [--quick] [--check-only] [--kernel=mma_sync|wgmma|all]
+//   camp_matmul_bench [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=MATCH]]
 //
 // For f16 and bf16, square (1024 .. 8192), skinny (16|64|128 x 4096 x 4096) and odd shapes,
 // and the layouts A row-major with B row- or column-major (plus A column-major on the odd
@@ -14,6 +14,11 @@
 // A kernel whose launch or run reports an error is not run again; a kernel that breaks the
 // CUDA context ends the program (run each kernel in its own process to isolate them).
 // --quick: bf16 4096^3 and the odd shapes. --check-only: no timing (for compute-sanitizer).
+// --sweep: for bf16, also every wgmma variant (tile shape, cluster) with each K split that
+// can fill the GPU ("wg:128x256c2/s1": 128x256 tiles, clusters of 2, K not split; only
+// variants whose name contains MATCH), checked like the rest, then per case the fastest
+// and what the plan picks now: the figures that set the plan's table in wgmma.cu. Odd
+// shapes run splits 1 and 3 only, for correctness.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -23,6 +28,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,12 +41,36 @@ namespace {
 
 using oprt::matmul::GemmArgs;
 bool g_timing = true;
+bool g_sweep = false;
+std::string g_match;  // --sweep=MATCH
+int g_sms = 1;
+
+// A workspace at least `bytes` large (grown as needed, kept for the program's life).
+void *workspace(size_t bytes) {
+    static void *p = nullptr;
+    static size_t size = 0;
+    if (bytes == 0) return nullptr;
+    if (bytes > size) {
+        if (p) CK(cudaFree(p));
+        CK(cudaMalloc(&p, bytes));
+        size = bytes;
+    }
+    return p;
+}
 
 template <typename F>
 double seconds(F launch, cudaStream_t stream) {
     return g_timing ? graph_seconds_per_launch(launch, stream) : double(NAN);
 }
 namespace mm = oprt::matmul::nvidia;
+
+// Work units of wgmma variant v with K not split, from its name ("BMxBN", "c2": clusters of 2).
+int64_t sweep_units(const GemmArgs &g, int v) {
+    int bm = 128, bn = 256;
+    std::sscanf(mm::wgmma_variant_name(v), "%dx%d", &bm, &bn);
+    const int64_t cm = std::strchr(mm::wgmma_variant_name(v), 'c') ? 2 : 1;
+    return ((g.m + bm - 1) / bm + cm - 1) / cm * cm * ((g.n + bn - 1) / bn);
+}
 
 int64_t round8(int64_t x) { return (x + 7) / 8 * 8; }
 
@@ -115,8 +146,8 @@ bool context_alive() {
 }
 
 template <typename T>
-void run_dtype(bool bf16, const std::vector<Shape> &shapes, const std::vector<std::string> &kernels, cublasHandle_t handle,
-               cudaStream_t stream, std::vector<bool> &dead, Totals &totals) {
+void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const std::vector<std::string> &kernels,
+               cublasHandle_t handle, cudaStream_t stream, std::set<std::string> &dead, Totals &totals) {
     const oprt_dtype_t dtype = bf16 ? OPRT_DTYPE_BF16 : OPRT_DTYPE_F16;
     const cudaDataType_t cuda_type = bf16 ? CUDA_R_16BF : CUDA_R_16F;
     const char *dname = bf16 ? "bf16" : "f16";
@@ -187,35 +218,72 @@ void run_dtype(bool bf16, const std::vector<Shape> &shapes, const std::vector<st
                 blas_err = error_vs(c_blas, true);
             }
             const double blas_s = seconds([&] { blas(); }, stream);
-            std::printf("%-16s %-4s %-11s %-9s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name, "cublas",
+            std::printf("%-16s %-4s %-11s %-16s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name, "cublas",
                         blas_s * 1e6, flops / blas_s * 1e-12, 100.0, blas_err,
                         sh.odd ? (blas_err <= tol ? "PASS(vs naive)" : "FAIL(vs naive)") : "reference");
             if (sh.odd && !(blas_err <= tol)) ++totals.fail;
 
-            for (size_t ki = 0; ki < kernels.size(); ++ki) {
-                const std::string &kname = kernels[ki];
-                const bool is_wgmma = kname == "wgmma";
-                if (dead[ki]) continue;
-                const bool ok = is_wgmma ? mm::wgmma_supports(g, dtype) : mm::mma_sync_supports(g, dtype);
-                if (!ok) {
-                    std::printf("%-16s %-4s %-11s %-9s unsupported here\n", shape, dname, lay.name, kname.c_str());
+            // The candidates: the kernels by name; in a sweep, also every wgmma variant with
+            // the K splits that make sense here (more units than 2 waves gain nothing).
+            struct Run {
+                std::string name;
+                bool supported;
+                size_t workspace;
+                std::function<cudaError_t(const GemmArgs &, void *)> launch;
+            };
+            std::vector<Run> runs;
+            for (const std::string &kname : kernels) {
+                if (kname == "wgmma") {
+                    runs.push_back({kname, mm::wgmma_supports(g, dtype), mm::wgmma_workspace_bytes(g, dtype),
+                                    [&](const GemmArgs &x, void *ws) { return mm::wgmma_launch(x, dtype, ws, stream); }});
+                } else {
+                    runs.push_back({kname, mm::mma_sync_supports(g, dtype), 0,
+                                    [&](const GemmArgs &x, void *) { return mm::mma_sync_launch(x, dtype, stream); }});
+                }
+            }
+            if (sweep && mm::wgmma_supports(g, dtype)) {
+                const int sms = g_sms;
+                const int64_t k_tiles = (sh.k + 63) / 64;
+                for (int v = 0; v < mm::wgmma_variant_count(); ++v) {
+                    if (std::string(mm::wgmma_variant_name(v)).find(g_match) == std::string::npos) continue;
+                    for (int splits : {1, 2, 3, 4, 6, 8, 16}) {
+                        const mm::WgmmaChoice choice{v, splits};
+                        const int64_t units = sweep_units(g, v) * splits;
+                        if (splits > 1 && (k_tiles / splits < 2 || units > 2 * sms)) continue;
+                        if (sh.odd && splits != 1 && splits != 3) continue;  // odd shapes: correctness only
+                        runs.push_back({std::string("wg:") + mm::wgmma_variant_name(v) + "/s" + std::to_string(splits), true,
+                                        mm::wgmma_workspace_bytes(g, choice),
+                                        [&, choice](const GemmArgs &x, void *ws) {
+                                            return mm::wgmma_launch(x, dtype, choice, ws, stream);
+                                        }});
+                    }
+                }
+            }
+
+            std::string best_name;
+            double best_s = 0;
+            for (const Run &run : runs) {
+                const char *kname = run.name.c_str();
+                if (dead.count(run.name)) continue;
+                if (!run.supported) {
+                    std::printf("%-16s %-4s %-11s %-16s unsupported here\n", shape, dname, lay.name, kname);
                     ++totals.skip;
                     continue;
                 }
                 GemmArgs gk = g;
                 gk.c = c;
-                auto launch = [&] {
-                    return is_wgmma ? mm::wgmma_launch(gk, dtype, stream) : mm::mma_sync_launch(gk, dtype, stream);
-                };
+                void *ws = workspace(run.workspace);
+                auto launch = [&] { return run.launch(gk, ws); };
                 CK(cudaMemsetAsync(c, 0xFF, sh.m * sh.n * sizeof(T), stream));  // NaN everywhere
+                if (run.workspace) CK(cudaMemsetAsync(ws, 0xFF, run.workspace, stream));
                 cudaError_t e = launch();
                 if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
                 if (e == cudaSuccess) e = cudaGetLastError();
                 if (e != cudaSuccess) {
-                    std::printf("%-16s %-4s %-11s %-9s ERROR %s: its remaining cases are skipped\n", shape, dname, lay.name,
-                                kname.c_str(), cudaGetErrorString(e));
+                    std::printf("%-16s %-4s %-11s %-16s ERROR %s: its remaining cases are skipped\n", shape, dname, lay.name,
+                                kname, cudaGetErrorString(e));
                     ++totals.fail;
-                    dead[ki] = true;
+                    dead.insert(run.name);
                     if (!context_alive()) {
                         std::printf("summary: the CUDA context is broken; stopping. pass %d fail %d skipped %d\n",
                                     totals.pass, totals.fail, totals.skip);
@@ -230,10 +298,17 @@ void run_dtype(bool bf16, const std::vector<Shape> &shapes, const std::vector<st
                 }
                 const bool pass = std::isfinite(err) && err <= tol;
                 const double s = seconds([&] { launch(); }, stream);
-                std::printf("%-16s %-4s %-11s %-9s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name,
-                            kname.c_str(), s * 1e6, flops / s * 1e-12, 100.0 * blas_s / s, err, pass ? "PASS" : "FAIL");
+                std::printf("%-16s %-4s %-11s %-16s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name,
+                            kname, s * 1e6, flops / s * 1e-12, 100.0 * blas_s / s, err, pass ? "PASS" : "FAIL");
                 ++(pass ? totals.pass : totals.fail);
+                if (pass && run.name.rfind("wg:", 0) == 0 && (best_name.empty() || s < best_s)) best_name = run.name, best_s = s;
                 std::fflush(stdout);
+            }
+            if (!best_name.empty() && g_timing) {
+                const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms);
+                std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS; the plan picks %s/s%d\n", shape, dname,
+                            lay.name, best_name.c_str() + 3, best_s * 1e6, 100.0 * blas_s / best_s,
+                            mm::wgmma_variant_name(plan.variant), plan.splits);
             }
             CK(cudaFree(a));
             CK(cudaFree(b));
@@ -255,8 +330,11 @@ int main(int argc, char **argv) {
         if (std::strcmp(argv[i], "--quick") == 0) quick = true;
         else if (std::strcmp(argv[i], "--check-only") == 0) g_timing = false;
         else if (std::strncmp(argv[i], "--kernel=", 9) == 0) only = argv[i] + 9;
+        else if (std::strcmp(argv[i], "--sweep") == 0) g_sweep = true;
+        else if (std::strncmp(argv[i], "--sweep=", 8) == 0) g_sweep = true, g_match = argv[i] + 8;
         else {
-            std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all]\n", argv[0]);
+            std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=MATCH]]\n",
+                        argv[0]);
             return 1;
         }
     }
@@ -269,6 +347,7 @@ int main(int argc, char **argv) {
     CK(cudaGetDeviceProperties(&prop, 0));
     std::printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
                 prop.multiProcessorCount);
+    g_sms = prop.multiProcessorCount;
 
     std::vector<std::string> kernels;
     if (only == "all" || only == "mma_sync") kernels.push_back("mma_sync");
@@ -277,7 +356,7 @@ int main(int argc, char **argv) {
         std::printf("unknown kernel %s\n", only.c_str());
         return 1;
     }
-    std::vector<bool> dead(kernels.size(), false);
+    std::set<std::string> dead;
 
     const std::vector<Shape> odd = {{33, 65, 17, true}, {1000, 1001, 999, true}, {4097, 4095, 4099, true}};
     std::vector<Shape> all;
@@ -296,14 +375,14 @@ int main(int argc, char **argv) {
         std::printf("cublasCreate failed\n");
         return 1;
     }
-    std::printf("%-16s %-4s %-11s %-9s %12s %14s %7s %9s %s\n", "MxNxK", "type", "layout", "kernel", "time", "rate",
+    std::printf("%-16s %-4s %-11s %-16s %12s %14s %7s %9s %s\n", "MxNxK", "type", "layout", "kernel", "time", "rate",
                 "cuBLAS", "max_err", "check");
     Totals totals;
-    run_dtype<__nv_bfloat16>(true, all, kernels, handle, stream, dead, totals);
+    run_dtype<__nv_bfloat16>(true, g_sweep, all, kernels, handle, stream, dead, totals);
     if (quick) {
-        run_dtype<__half>(false, odd, kernels, handle, stream, dead, totals);
+        run_dtype<__half>(false, false, odd, kernels, handle, stream, dead, totals);
     } else {
-        run_dtype<__half>(false, all, kernels, handle, stream, dead, totals);
+        run_dtype<__half>(false, false, all, kernels, handle, stream, dead, totals);
     }
     cublasDestroy(handle);
     CK(cudaStreamDestroy(stream));
