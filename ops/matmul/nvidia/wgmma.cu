@@ -48,7 +48,8 @@ constexpr int kBK = 64;                                 // k-tile depth (64 valu
 constexpr int kMaxThreads = 384;                        // producer warpgroup + up to 2 consumers
 constexpr int kGroupM = 16;                             // rasterization: 16 M-tiles walk a column of N-tiles together
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) = 64512 <= 65536
-constexpr int kSmemBudget = 200 * 1024;                 // for the stages (the H200 allows 227 KB per block)
+constexpr int kSmemMax = 227 * 1024;                    // dynamic shared memory per block on Hopper
+constexpr int kEpilogueChunkBytes = 64 * 64 * 2;        // 64 rows x 64 columns of C, one TMA store box
 
 template <int BM, int BN, int CM>
 struct Config {
@@ -59,9 +60,13 @@ struct Config {
     static constexpr int kATileBytes = BM * kBK * 2;
     static constexpr int kBTileBytes = BN * kBK * 2;
     static constexpr int kStageBytes = kATileBytes + kBTileBytes;
-    static constexpr int kStages = kSmemBudget / kStageBytes;  // 4 for 128x256, 12 for 64x64
-    // Stages, their full and empty barriers, and room to align the stages to 1024 bytes.
-    static constexpr int kSmemBytes = kStages * kStageBytes + 2 * kStages * 8 + 1024;
+    // Two epilogue chunks per consumer (one being stored while the other is written).
+    static constexpr int kEpilogueBytes = kConsumers * 2 * kEpilogueChunkBytes;
+    // The stages take what is left after the epilogue buffers, 1 KB of alignment slack and
+    // the barriers: 4 for 128x256, 13 for 64x64.
+    static constexpr int kStages = (kSmemMax - kEpilogueBytes - 1024 - 256) / kStageBytes;
+    static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 1024;
+    static_assert(kSmemBytes <= kSmemMax, "shared memory");
 };
 
 // What the kernel needs besides the operands' tensor maps.
@@ -70,6 +75,7 @@ struct Params {
     int64_t c_row, c_col;
     int m, n, k;
     bool pairs;         // C contiguous along N, pairs of columns 4-byte aligned
+    bool tma_store;     // C goes out through shared memory and TMA stores (map_c)
     int splits;         // K pieces; > 1: f32 partial tiles go to `partial`
     int split_k_tiles;  // k-tiles per piece (the last one may have fewer)
     float *partial;     // splits slabs of m x ldp floats
@@ -95,6 +101,18 @@ __device__ __forceinline__ void store_pair(const Params &e, int64_t row, int64_t
         }
     } else {
         c[i0] = T(v0);
+    }
+}
+
+// Two values rounded to nearest even, as the 32 bits of a pair.
+template <bool Bf16>
+__device__ __forceinline__ uint32_t pack(float v0, float v1) {
+    if constexpr (Bf16) {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(v0, v1);
+        return *reinterpret_cast<const uint32_t *>(&h);
+    } else {
+        const __half2 h = __floats2half2_rn(v0, v1);
+        return *reinterpret_cast<const uint32_t *>(&h);
     }
 }
 
@@ -336,6 +354,26 @@ __device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtens
         : "memory");
 }
 
+// TMA store of a box of C from shared memory, clipped to the matrix; one bulk group each.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, uint32_t src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+                 "r"(src), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// Until at most Pending of this thread's bulk stores still read shared memory.
+template <int Pending>
+__device__ __forceinline__ void tma_store_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+}
+__device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Shared-memory writes of this thread become visible to TMA (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// Barrier `id` among the `threads` threads of some warps (here: one warpgroup).
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // Shared-memory matrix descriptor: start address, leading and stride byte offsets (all in
 // 16-byte units), 128-byte swizzle (layout type 1 in bits 62-63).
 __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
@@ -391,13 +429,15 @@ __device__ __forceinline__ Unit unit_at(int u, const Params &p, uint32_t rank) {
 // BKMajor: B is contiguous along K (column-major B); else along N. CM: blocks per cluster.
 template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
 __global__ void __launch_bounds__(kMaxThreads, 1)
-    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b, Params p) {
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                 const __grid_constant__ CUtensorMap map_c, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Cfg = Config<BM, BN, CM>;
     constexpr int kStages = Cfg::kStages;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;  // 128-byte swizzle wants 1 KB alignment
-    const uint32_t full = base + kStages * Cfg::kStageBytes;      // kStages barriers of 8 bytes
+    const uint32_t epilogue = base + kStages * Cfg::kStageBytes;  // kConsumers x 2 chunks of C
+    const uint32_t full = epilogue + Cfg::kEpilogueBytes;         // kStages barriers of 8 bytes
     const uint32_t empty = full + kStages * 8;
 
     if (threadIdx.x == 0) {
@@ -469,6 +509,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         };
         float d[BN / 2];
         uint32_t it = 0;
+        uint32_t chunks = 0;  // epilogue chunks written so far: buffer chunks % 2
         for (int u = first_unit; u < units; u += unit_step) {
             const Unit w = unit_at<BM, BN, CM>(u, p, rank);
 #pragma unroll
@@ -503,13 +544,32 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
             // Accumulator i: row 16 * warp + lane / 4 (+ 8 for i % 4 >= 2) of this consumer's
             // 64 rows, column 8 * (i / 4) + 2 * (lane % 4) (+ 1 for odd i).
             const int64_t row = w.m0 + consumer * 64 + warp * 16 + lane / 4;
-            if (p.splits == 1) {
+            if (p.tma_store) {
+                // 64-column chunks: the warpgroup writes one into shared memory (in the
+                // 128-byte swizzled layout, which is also free of bank conflicts), one thread
+                // hands it to TMA and the warpgroup goes on while the copy runs; a buffer is
+                // rewritten only once the store from it two chunks ago has read it.
+                const bool leader = threadIdx.x % 128 == 0;
+                const int r = warp * 16 + lane / 4;  // and r + 8; r % 8 == lane / 4
 #pragma unroll
-                for (int j = 0; j < BN / 8; ++j) {
-                    const int64_t col = w.n0 + 8 * j + 2 * (lane % 4);
-                    store_pair<Bf16>(p, row, col, d[4 * j], d[4 * j + 1]);
-                    store_pair<Bf16>(p, row + 8, col, d[4 * j + 2], d[4 * j + 3]);
+                for (int q = 0; q < BN / 64; ++q, ++chunks) {
+                    if (w.n0 + 64 * q >= p.n) break;  // the same for the whole warpgroup
+                    const uint32_t buf = epilogue + (consumer * 2 + chunks % 2) * kEpilogueChunkBytes;
+                    if (leader) tma_store_wait_read<1>();
+                    named_barrier(1 + consumer, 128);
+#pragma unroll
+                    for (int jj = 0; jj < 8; ++jj) {
+                        const int j = 8 * q + jj;
+                        const uint32_t at = buf + r * 128 + ((jj ^ (lane / 4)) * 16) + 4 * (lane % 4);
+                        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at), "r"(pack<Bf16>(d[4 * j], d[4 * j + 1])));
+                        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at + 8 * 128),
+                                     "r"(pack<Bf16>(d[4 * j + 2], d[4 * j + 3])));
+                    }
+                    fence_proxy_async();
+                    named_barrier(1 + consumer, 128);
+                    if (leader) tma_store_2d(&map_c, buf, w.n0 + 64 * q, w.m0 + consumer * 64);
                 }
+            } else if (p.splits == 1) {
             } else {  // f32 partials: the slab of this piece of K, pairs of columns (ldp is even)
                 float *slab = p.partial + int64_t(u % p.splits) * p.m * p.ldp;
 #pragma unroll
@@ -523,6 +583,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
             }
         }
     }
+    if (warpgroup > 0 && threadIdx.x % 128 == 0) tma_store_wait_all();  // the last stores read shared memory
     // A block leaves only when its peers no longer copy into its memory or arrive on its barriers.
     if constexpr (CM > 1) cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -589,6 +650,12 @@ int sm_count(int device) {
     return sms > 0 ? sms : 1;
 }
 
+// The operand's non-contiguous stride works for TMA: 16-byte multiple, and at least the
+// contiguous extent (rows do not overlap), below TMA's 2^40-byte limit.
+bool tma_stride_ok(int64_t stride, int64_t contiguous_extent) {
+    return stride % 8 == 0 && stride >= contiguous_extent && stride < (int64_t(1) << 38);
+}
+
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The K split actually run for a request of `splits` pieces: k-tiles per piece, and the
@@ -607,7 +674,7 @@ int64_t workspace_bytes(const GemmArgs &g, int splits) {
 }
 
 template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
-cudaError_t launch(const GemmArgs &g, int splits, void *workspace, int sms, cudaStream_t stream) {
+cudaError_t launch(const GemmArgs &g, int splits, bool direct_store, void *workspace, int sms, cudaStream_t stream) {
     using Cfg = Config<BM, BN, CM>;
     CUtensorMap map_a, map_b;
     if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, BM, kBK)) return cudaErrorInvalidValue;
@@ -624,6 +691,11 @@ cudaError_t launch(const GemmArgs &g, int splits, void *workspace, int sms, cuda
     p.pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;
     split_shape(g, splits, p.split_k_tiles, p.splits);
     p.ldp = g.n + g.n % 2;
+    // C through TMA stores: contiguous along N, 16-byte aligned rows (else stores from registers).
+    p.tma_store = !direct_store && p.splits == 1 && g.c_col == 1 && tma_stride_ok(g.c_row, g.n) &&
+                  reinterpret_cast<uintptr_t>(g.c) % 16 == 0;
+    CUtensorMap map_c{};
+    if (p.tma_store && !encode(&map_c, Bf16, g.c, g.m, g.n, g.c_row, 64, 64)) return cudaErrorInvalidValue;
     p.partial = static_cast<float *>(workspace);
     if (p.splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
 
@@ -640,7 +712,7 @@ cudaError_t launch(const GemmArgs &g, int splits, void *workspace, int sms, cuda
     attr[0].val.clusterDim.x = CM, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
     config.attrs = attr;
     config.numAttrs = CM > 1 ? 1 : 0;
-    err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, p);
+    err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
     if (err != cudaSuccess || p.splits == 1) return err;
 
     const int64_t pairs = g.m * (p.ldp / 2);
@@ -650,7 +722,7 @@ cudaError_t launch(const GemmArgs &g, int splits, void *workspace, int sms, cuda
 }
 
 // The kernel variants the plan picks from, each compiled for both types and both layouts of B.
-using Launcher = cudaError_t (*)(const GemmArgs &, int, void *, int, cudaStream_t);
+using Launcher = cudaError_t (*)(const GemmArgs &, int, bool, void *, int, cudaStream_t);
 struct Variant {
     const char *name;
     int bm, bn, cm;
@@ -707,12 +779,6 @@ WgmmaChoice choose(const GemmArgs &g, int sms) {
     return {k128x256, 1};
 }
 
-// The operand's non-contiguous stride works for TMA: 16-byte multiple, and at least the
-// contiguous extent (rows do not overlap), below TMA's 2^40-byte limit.
-bool tma_stride_ok(int64_t stride, int64_t contiguous_extent) {
-    return stride % 8 == 0 && stride >= contiguous_extent && stride < (int64_t(1) << 38);
-}
-
 }  // namespace wgmma_detail
 
 bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype) {
@@ -754,7 +820,8 @@ cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choi
     if (err != cudaSuccess) return err;
     const bool bf16 = dtype == OPRT_DTYPE_BF16;
     const bool b_k_major = !(g.b_col == 1 && tma_stride_ok(g.b_row, g.n));
-    return kVariants[choice.variant].fn[bf16][b_k_major](g, choice.splits, workspace, sm_count(device), stream);
+    return kVariants[choice.variant].fn[bf16][b_k_major](g, choice.splits, choice.direct_store, workspace,
+                                                         sm_count(device), stream);
 }
 
 size_t wgmma_workspace_bytes(const GemmArgs &g, oprt_dtype_t dtype) {

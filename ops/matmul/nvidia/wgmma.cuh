@@ -31,7 +31,8 @@ cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, void *workspace,
 // (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep) runs every variant to set the plan's table.
 struct WgmmaChoice {
     int variant = 0;
-    int splits = 1;  // 1 .. 16; fewer run where K has fewer k-tiles
+    int splits = 1;             // 1 .. 16; fewer run where K has fewer k-tiles
+    bool direct_store = false;  // C from registers to global memory even where TMA could store it
 };
 int wgmma_variant_count();
 const char *wgmma_variant_name(int variant);  // e.g. "128x256c2": BM x BN, cluster of 2

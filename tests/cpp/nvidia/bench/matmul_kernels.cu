@@ -15,7 +15,8 @@
 // CUDA context ends the program (run each kernel in its own process to isolate them).
 // --quick: bf16 4096^3 and the odd shapes. --check-only: no timing (for compute-sanitizer).
 // --sweep: for bf16, also every wgmma variant (tile shape, cluster) with each K split that
-// can fill the GPU ("wg:128x256c2/s1": 128x256 tiles, clusters of 2, K not split; only
+// can fill the GPU ("wg:128x256c2/s1": 128x256 tiles, clusters of 2, K not split; "/d":
+// not split, C stored from registers rather than through shared memory and TMA; only
 // variants whose name contains MATCH), checked like the rest, then per case the fastest
 // and what the plan picks now: the figures that set the plan's table in wgmma.cu. Odd
 // shapes run splits 1 and 3 only, for correctness.
@@ -246,12 +247,14 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                 const int64_t k_tiles = (sh.k + 63) / 64;
                 for (int v = 0; v < mm::wgmma_variant_count(); ++v) {
                     if (std::string(mm::wgmma_variant_name(v)).find(g_match) == std::string::npos) continue;
-                    for (int splits : {1, 2, 3, 4, 6, 8, 16}) {
-                        const mm::WgmmaChoice choice{v, splits};
+                    for (int splits : {0, 1, 2, 3, 4, 6, 8, 16}) {
+                        // 0: not split, C stored from registers ("/d") instead of through TMA
+                        const mm::WgmmaChoice choice{v, splits == 0 ? 1 : splits, splits == 0};
                         const int64_t units = sweep_units(g, v) * splits;
                         if (splits > 1 && (k_tiles / splits < 2 || units > 2 * sms)) continue;
-                        if (sh.odd && splits != 1 && splits != 3) continue;  // odd shapes: correctness only
-                        runs.push_back({std::string("wg:") + mm::wgmma_variant_name(v) + "/s" + std::to_string(splits), true,
+                        if (sh.odd && splits > 1 && splits != 3) continue;  // odd shapes: correctness only
+                        const std::string suffix = splits == 0 ? "/d" : "/s" + std::to_string(splits);
+                        runs.push_back({std::string("wg:") + mm::wgmma_variant_name(v) + suffix, true,
                                         mm::wgmma_workspace_bytes(g, choice),
                                         [&, choice](const GemmArgs &x, void *ws) {
                                             return mm::wgmma_launch(x, dtype, choice, ws, stream);
@@ -358,7 +361,9 @@ int main(int argc, char **argv) {
     }
     std::set<std::string> dead;
 
-    const std::vector<Shape> odd = {{33, 65, 17, true}, {1000, 1001, 999, true}, {4097, 4095, 4099, true}};
+    // 1100x1000x999: C rows 16-byte aligned (TMA stores) with partial tiles everywhere.
+    const std::vector<Shape> odd = {
+        {33, 65, 17, true}, {1000, 1001, 999, true}, {1100, 1000, 999, true}, {4097, 4095, 4099, true}};
     std::vector<Shape> all;
     if (quick) {
         all.push_back({4096, 4096, 4096, false});
