@@ -37,6 +37,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
@@ -120,6 +121,9 @@ __device__ __forceinline__ uint32_t pack(float v0, float v1) {
 // columns per thread.
 template <bool Bf16>
 __global__ void splitk_reduce(Params p) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("griddepcontrol.launch_dependents;\ngriddepcontrol.wait;\n" ::: "memory");  // see wgmma_kernel
+#endif
     const int64_t pairs_per_row = p.ldp / 2, total = int64_t(p.m) * pairs_per_row;
     const int64_t slab = int64_t(p.m) * p.ldp;
     for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
@@ -449,6 +453,10 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     }
     if constexpr (CM > 1) cluster_sync();  // the peer's barriers exist before any copy or arrive reaches them
     else __syncthreads();
+    // Overlapped launch: the next kernel may launch now; global memory is touched only once
+    // the previous kernel has finished (both no-ops in a plain launch).
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
     const uint32_t rank = CM > 1 ? cluster_rank() : 0;
     const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
@@ -670,11 +678,40 @@ void split_shape(const GemmArgs &g, int splits, int &split_k_tiles, int &pieces)
 int64_t workspace_bytes(const GemmArgs &g, int splits) {
     int per = 0, pieces = 0;
     split_shape(g, splits, per, pieces);
-    return pieces > 1 ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) : 0;
+    return pieces > 1 ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) + 16 : 0;
+}
+
+// Clusters of this kernel that fit on the device at once (GPCs may leave an SM unpaired),
+// asked once per device (outside any stream capture's rules); sms / CM if the query fails.
+template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+int64_t resident_clusters(const cudaLaunchConfig_t &config, int sms) {
+    constexpr int kMaxDevices = 64;
+    static std::atomic<int> cached[kMaxDevices] = {};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return sms / CM;
+    if (cached[device] == 0) {
+        cudaLaunchConfig_t c = config;
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim = {unsigned(CM), 1, 1};
+        c.gridDim = dim3(unsigned(CM));
+        c.attrs = &attr, c.numAttrs = 1;
+        int clusters = 0;
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        cudaThreadExchangeStreamCaptureMode(&mode);
+        const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, wgmma_kernel<BM, BN, CM, Bf16, BKMajor>, &c);
+        cudaThreadExchangeStreamCaptureMode(&mode);
+        if (err != cudaSuccess || clusters < 1) {
+            cudaGetLastError();
+            clusters = sms / CM;
+        }
+        cached[device] = clusters;
+    }
+    return cached[device];
 }
 
 template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
-cudaError_t launch(const GemmArgs &g, int splits, bool direct_store, void *workspace, int sms, cudaStream_t stream) {
+cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace, int sms, cudaStream_t stream) {
     using Cfg = Config<BM, BN, CM>;
     CUtensorMap map_a, map_b;
     if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, BM, kBK)) return cudaErrorInvalidValue;
@@ -689,40 +726,50 @@ cudaError_t launch(const GemmArgs &g, int splits, bool direct_store, void *works
     p.c = g.c, p.c_row = g.c_row, p.c_col = g.c_col;
     p.m = int(g.m), p.n = int(g.n), p.k = int(g.k);
     p.pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;
-    split_shape(g, splits, p.split_k_tiles, p.splits);
+    split_shape(g, choice.splits, p.split_k_tiles, p.splits);
     p.ldp = g.n + g.n % 2;
     // C through TMA stores: contiguous along N, 16-byte aligned rows (else stores from registers).
-    p.tma_store = !direct_store && p.splits == 1 && g.c_col == 1 && tma_stride_ok(g.c_row, g.n) &&
+    p.tma_store = !choice.direct_store && p.splits == 1 && g.c_col == 1 && tma_stride_ok(g.c_row, g.n) &&
                   reinterpret_cast<uintptr_t>(g.c) % 16 == 0;
     CUtensorMap map_c{};
     if (p.tma_store && !encode(&map_c, Bf16, g.c, g.m, g.n, g.c_row, 64, 64)) return cudaErrorInvalidValue;
-    p.partial = static_cast<float *>(workspace);
+    // From the workspace's first 16-byte boundary (workspace_bytes asks for 16 more).
+    p.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(workspace) + 15) / 16 * 16);
     if (p.splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
 
-    // Persistent: at most one block per SM, whole clusters.
-    const int64_t units = ceil_div(ceil_div(g.m, BM), CM) * ceil_div(g.n, BN) * p.splits;
-    const int64_t clusters = units < sms / CM ? units : sms / CM;
     cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(clusters * CM));
     config.blockDim = dim3(Cfg::kThreads);
     config.dynamicSmemBytes = Cfg::kSmemBytes;
     config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = CM, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cudaLaunchAttribute attr[2];
+    unsigned n = 0;
+    if (choice.overlapped) {
+        attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[n++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    if (CM > 1) {
+        attr[n].id = cudaLaunchAttributeClusterDimension;
+        attr[n++].val.clusterDim = {unsigned(CM), 1, 1};
+    }
     config.attrs = attr;
-    config.numAttrs = CM > 1 ? 1 : 0;
+    config.numAttrs = n;
+    // Persistent: as many blocks (whole clusters) as run at once, at most one per unit.
+    const int64_t units = ceil_div(ceil_div(g.m, BM), CM) * ceil_div(g.n, BN) * p.splits;
+    const int64_t resident = CM > 1 ? resident_clusters<BM, BN, CM, Bf16, BKMajor>(config, sms) : sms;
+    config.gridDim = dim3(unsigned((units < resident ? units : resident) * CM));
     err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
     if (err != cudaSuccess || p.splits == 1) return err;
 
     const int64_t pairs = g.m * (p.ldp / 2);
-    const int64_t blocks = ceil_div(pairs, 256) < 8 * sms ? ceil_div(pairs, 256) : 8 * sms;
-    splitk_reduce<Bf16><<<unsigned(blocks), 256, 0, stream>>>(p);
-    return cudaGetLastError();
+    config.gridDim = dim3(unsigned(ceil_div(pairs, 256) < 8 * sms ? ceil_div(pairs, 256) : 8 * sms));
+    config.blockDim = dim3(256);
+    config.dynamicSmemBytes = 0;
+    config.numAttrs = choice.overlapped ? 1 : 0;  // no cluster
+    return cudaLaunchKernelEx(&config, splitk_reduce<Bf16>, p);
 }
 
 // The kernel variants the plan picks from, each compiled for both types and both layouts of B.
-using Launcher = cudaError_t (*)(const GemmArgs &, int, bool, void *, int, cudaStream_t);
+using Launcher = cudaError_t (*)(const GemmArgs &, const WgmmaChoice &, void *, int, cudaStream_t);
 struct Variant {
     const char *name;
     int bm, bn, cm;
@@ -744,6 +791,9 @@ const Variant kVariants[] = {
     variant<64, 128, 1>("64x128"),     variant<64, 64, 1>("64x64"),
 };
 constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
+// Each variant's twin without clusters (where clusters are not allowed).
+constexpr int kSingleBlock[] = {k128x256, k128x256, k128x128, k128x128, k128x64, k64x256, k64x128, k64x64};
+static_assert(sizeof(kSingleBlock) == sizeof(int) * kVariantCount, "one twin per variant");
 
 // The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
 // per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
@@ -764,19 +814,23 @@ constexpr PlanRow kPlan[] = {
     {kAnyM, kAny, k128x256, 1}, // large
 };
 
-WgmmaChoice choose(const GemmArgs &g, int sms) {
+WgmmaChoice choose(const GemmArgs &g, int sms, bool clusters) {
     const double waves = double(ceil_div(g.m, 128) * ceil_div(g.n, 256)) / sms;
     for (const PlanRow &row : kPlan) {
         if (g.m > row.max_m || waves > row.max_waves) continue;
-        const Variant &v = kVariants[row.variant];
+        int variant = row.variant;
+        if (!clusters && kVariants[variant].cm > 1) variant = kSingleBlock[variant];
+        const Variant &v = kVariants[variant];
         const int64_t units = ceil_div(ceil_div(g.m, v.bm), v.cm) * v.cm * ceil_div(g.n, v.bn);
         int64_t splits = sms / units;
         const int64_t deep = ceil_div(g.k, kBK) / kMinSplitKTiles;
         if (splits > row.max_splits) splits = row.max_splits;
         if (splits > deep) splits = deep;
-        return {row.variant, splits < 1 ? 1 : int(splits)};
+        WgmmaChoice c;
+        c.variant = variant, c.splits = splits < 1 ? 1 : int(splits);
+        return c;
     }
-    return {k128x256, 1};
+    return WgmmaChoice{};
 }
 
 }  // namespace wgmma_detail
@@ -804,7 +858,7 @@ const char *wgmma_variant_name(int variant) {
     return variant >= 0 && variant < kVariantCount ? kVariants[variant].name : "?";
 }
 
-WgmmaChoice wgmma_choose(const GemmArgs &g, int sms) { return wgmma_detail::choose(g, sms); }
+WgmmaChoice wgmma_choose(const GemmArgs &g, int sms, bool clusters) { return wgmma_detail::choose(g, sms, clusters); }
 
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice) {
     return size_t(wgmma_detail::workspace_bytes(g, choice.splits));
@@ -820,22 +874,7 @@ cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choi
     if (err != cudaSuccess) return err;
     const bool bf16 = dtype == OPRT_DTYPE_BF16;
     const bool b_k_major = !(g.b_col == 1 && tma_stride_ok(g.b_row, g.n));
-    return kVariants[choice.variant].fn[bf16][b_k_major](g, choice.splits, choice.direct_store, workspace,
-                                                         sm_count(device), stream);
-}
-
-size_t wgmma_workspace_bytes(const GemmArgs &g, oprt_dtype_t dtype) {
-    (void)dtype;
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return 0;
-    return wgmma_workspace_bytes(g, wgmma_choose(g, wgmma_detail::sm_count(device)));
-}
-
-cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, void *workspace, cudaStream_t stream) {
-    int device = 0;
-    cudaError_t err = cudaGetDevice(&device);
-    if (err != cudaSuccess) return err;
-    return wgmma_launch(g, dtype, wgmma_choose(g, wgmma_detail::sm_count(device)), workspace, stream);
+    return kVariants[choice.variant].fn[bf16][b_k_major](g, choice, workspace, sm_count(device), stream);
 }
 
 }  // namespace oprt::matmul::OPRT_GPU_BACKEND_NS

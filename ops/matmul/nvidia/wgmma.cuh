@@ -18,27 +18,29 @@ namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
 // extent; M, N, K below 2^31. C: any strides.
 bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype);
 
-// Device workspace wgmma_launch needs for this problem on the current device: f32 partial
-// sums where the plan splits K (small M, or few tiles), else 0.
-size_t wgmma_workspace_bytes(const GemmArgs &g, oprt_dtype_t dtype);
-
-// Enqueues C = A @ B on `stream`; call only where wgmma_supports(g, dtype). `workspace`:
-// at least wgmma_workspace_bytes(g, dtype) bytes, 8-byte aligned (may be null when that is 0).
-cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, void *workspace, cudaStream_t stream);
-
-// The plan's choice: one of the compiled kernel variants (tile shape, cluster) and how
-// many ways K is split. wgmma_launch above runs wgmma_choose's; the benchmark
-// (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep) runs every variant to set the plan's table.
+// How to run one problem: a compiled kernel variant (tile shape, cluster), how many ways K
+// is split (f32 partial sums in a workspace, then a reduce kernel), and launch options.
 struct WgmmaChoice {
     int variant = 0;
     int splits = 1;             // 1 .. 16; fewer run where K has fewer k-tiles
     bool direct_store = false;  // C from registers to global memory even where TMA could store it
+    bool overlapped = true;     // programmatic dependent launch (overlaps the previous kernel's tail)
 };
-int wgmma_variant_count();
-const char *wgmma_variant_name(int variant);  // e.g. "128x256c2": BM x BN, cluster of 2
-WgmmaChoice wgmma_choose(const GemmArgs &g, int sms);
+
+// The plan: the variant and split for this shape on a device with `sms` SMs, from the table
+// in wgmma.cu; `clusters`: whether thread-block clusters may be used.
+WgmmaChoice wgmma_choose(const GemmArgs &g, int sms, bool clusters);
+
+// Device workspace the choice needs (0 when K is not split); any alignment.
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice);
+
+// Enqueues C = A @ B on `stream`; call only where wgmma_supports(g, dtype). `workspace`: at
+// least wgmma_workspace_bytes(g, choice) bytes (may be null when that is 0).
 cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choice, void *workspace,
                          cudaStream_t stream);
+
+// The compiled variants, by number (the benchmark's --sweep runs each to set the table).
+int wgmma_variant_count();
+const char *wgmma_variant_name(int variant);  // e.g. "128x256c2": BM x BN, clusters of 2
 
 }  // namespace oprt::matmul::OPRT_GPU_BACKEND_NS

@@ -235,8 +235,11 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             std::vector<Run> runs;
             for (const std::string &kname : kernels) {
                 if (kname == "wgmma") {
-                    runs.push_back({kname, mm::wgmma_supports(g, dtype), mm::wgmma_workspace_bytes(g, dtype),
-                                    [&](const GemmArgs &x, void *ws) { return mm::wgmma_launch(x, dtype, ws, stream); }});
+                    const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms, true);
+                    runs.push_back({kname, mm::wgmma_supports(g, dtype), mm::wgmma_workspace_bytes(g, plan),
+                                    [&, plan](const GemmArgs &x, void *ws) {
+                                        return mm::wgmma_launch(x, dtype, plan, ws, stream);
+                                    }});
                 } else {
                     runs.push_back({kname, mm::mma_sync_supports(g, dtype), 0,
                                     [&](const GemmArgs &x, void *) { return mm::mma_sync_launch(x, dtype, stream); }});
@@ -249,7 +252,8 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                     if (std::string(mm::wgmma_variant_name(v)).find(g_match) == std::string::npos) continue;
                     for (int splits : {0, 1, 2, 3, 4, 6, 8, 16}) {
                         // 0: not split, C stored from registers ("/d") instead of through TMA
-                        const mm::WgmmaChoice choice{v, splits == 0 ? 1 : splits, splits == 0};
+                        mm::WgmmaChoice choice;
+                        choice.variant = v, choice.splits = splits == 0 ? 1 : splits, choice.direct_store = splits == 0;
                         const int64_t units = sweep_units(g, v) * splits;
                         if (splits > 1 && (k_tiles / splits < 2 || units > 2 * sms)) continue;
                         if (sh.odd && splits > 1 && splits != 3) continue;  // odd shapes: correctness only
@@ -308,7 +312,7 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                 std::fflush(stdout);
             }
             if (!best_name.empty() && g_timing) {
-                const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms);
+                const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms, true);
                 std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS; the plan picks %s/s%d\n", shape, dname,
                             lay.name, best_name.c_str() + 3, best_s * 1e6, 100.0 * blas_s / best_s,
                             mm::wgmma_variant_name(plan.variant), plan.splits);
