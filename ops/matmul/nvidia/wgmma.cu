@@ -9,7 +9,10 @@
 // copies complete it) and "empty" (every consumer warp is done reading). setmaxnreg moves
 // registers from the producer (40) to the consumers (232) for the accumulators. The grid is
 // persistent (one block per SM walking the tiles in an order that keeps B tiles in L2), so
-// the producer already loads the next tile while the consumers store the last one.
+// the producer already loads the next tile while the consumers store the last one. They
+// store it in 64x64 chunks: registers -> shared memory (swizzled, like the operands) -> a
+// TMA store that runs on while they start the next tile. Launches are overlapped
+// (programmatic dependent launch): a kernel's prologue runs during the previous one's tail.
 //
 // Two options fill the machine where plain tiles do not:
 // - Split-K: the K range is cut into `splits` pieces that run as separate work units; each
