@@ -580,7 +580,13 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                     named_barrier(1 + consumer, 128);
                     if (leader) tma_store_2d(&map_c, buf, w.n0 + 64 * q, w.m0 + consumer * 64);
                 }
-            } else if (p.splits == 1) {
+            } else if (p.splits == 1) {  // straight from registers, pairs of columns
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j) {
+                    const int64_t col = w.n0 + 8 * j + 2 * (lane % 4);
+                    store_pair<Bf16>(p, row, col, d[4 * j], d[4 * j + 1]);
+                    store_pair<Bf16>(p, row + 8, col, d[4 * j + 2], d[4 * j + 3]);
+                }
             } else {  // f32 partials: the slab of this piece of K, pairs of columns (ldp is even)
                 float *slab = p.partial + int64_t(u % p.splits) * p.m * p.ldp;
 #pragma unroll
