@@ -1,6 +1,6 @@
 // matmul's tensor-core kernels against cuBLAS: correctness and speed, run by hand on a GPU.
 //
-//   camp_matmul_bench [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=MATCH]]
+//   camp_matmul_bench [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=NAMES]] [--bf16-only]
 //
 // For f16 and bf16, square (1024 .. 8192), skinny (16|64|128 x 4096 x 4096) and odd shapes,
 // and the layouts A row-major with B row- or column-major (plus A column-major on the odd
@@ -16,10 +16,10 @@
 // --quick: bf16 4096^3 and the odd shapes. --check-only: no timing (for compute-sanitizer).
 // --sweep: for bf16, also every wgmma variant (tile shape, cluster) with each K split that
 // can fill the GPU ("wg:128x256c2/s1": 128x256 tiles, clusters of 2, K not split; "/d":
-// not split, C stored from registers rather than through shared memory and TMA; only
-// variants whose name contains MATCH), checked like the rest, then per case the fastest
-// and what the plan picks now: the figures that set the plan's table in wgmma.cu. Odd
-// shapes run splits 1 and 3 only, for correctness.
+// not split, C stored from registers rather than through shared memory and TMA; NAMES: only
+// these variants, comma-separated, e.g. --sweep=128x256,128x256c2), checked like the rest,
+// then per case the fastest and what the plan picks now: the figures that set the plan's
+// table in wgmma.cu. Odd shapes run splits 1 and 3 only, for correctness.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -43,7 +43,7 @@ namespace {
 using oprt::matmul::GemmArgs;
 bool g_timing = true;
 bool g_sweep = false;
-std::string g_match;  // --sweep=MATCH
+std::string g_match;  // --sweep=NAMES: the variants to sweep, comma-separated (all when empty)
 int g_sms = 1;
 
 // A workspace at least `bytes` large (grown as needed, kept for the program's life).
@@ -249,7 +249,9 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                 const int sms = g_sms;
                 const int64_t k_tiles = (sh.k + 63) / 64;
                 for (int v = 0; v < mm::wgmma_variant_count(); ++v) {
-                    if (std::string(mm::wgmma_variant_name(v)).find(g_match) == std::string::npos) continue;
+                    if (!g_match.empty() && ("," + g_match + ",").find(std::string(",") + mm::wgmma_variant_name(v) + ",") ==
+                                                std::string::npos)
+                        continue;
                     for (int splits : {0, 1, 2, 3, 4, 6, 8, 16}) {
                         // 0: not split, C stored from registers ("/d") instead of through TMA
                         mm::WgmmaChoice choice;
@@ -331,16 +333,21 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
 }  // namespace
 
 int main(int argc, char **argv) {
-    bool quick = false;
+    bool quick = false, bf16_only = false;
     std::string only = "all";
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) quick = true;
         else if (std::strcmp(argv[i], "--check-only") == 0) g_timing = false;
         else if (std::strncmp(argv[i], "--kernel=", 9) == 0) only = argv[i] + 9;
         else if (std::strcmp(argv[i], "--sweep") == 0) g_sweep = true;
+        else if (std::strcmp(argv[i], "--bf16-only") == 0) bf16_only = true;
         else if (std::strncmp(argv[i], "--sweep=", 8) == 0) g_sweep = true, g_match = argv[i] + 8;
+        else if (std::strcmp(argv[i], "--list-variants") == 0) {
+            for (int v = 0; v < mm::wgmma_variant_count(); ++v) std::printf("%s\n", mm::wgmma_variant_name(v));
+            return 0;
+        }
         else {
-            std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=MATCH]]\n",
+            std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=NAMES]] [--bf16-only]\n",
                         argv[0]);
             return 1;
         }
@@ -388,11 +395,7 @@ int main(int argc, char **argv) {
                 "cuBLAS", "max_err", "check");
     Totals totals;
     run_dtype<__nv_bfloat16>(true, g_sweep, all, kernels, handle, stream, dead, totals);
-    if (quick) {
-        run_dtype<__half>(false, false, odd, kernels, handle, stream, dead, totals);
-    } else {
-        run_dtype<__half>(false, false, all, kernels, handle, stream, dead, totals);
-    }
+    if (!bf16_only) run_dtype<__half>(false, false, quick ? odd : all, kernels, handle, stream, dead, totals);
     cublasDestroy(handle);
     CK(cudaStreamDestroy(stream));
     std::printf("summary: pass %d fail %d skipped %d\n", totals.pass, totals.fail, totals.skip);
