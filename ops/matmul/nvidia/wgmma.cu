@@ -806,21 +806,24 @@ static_assert(sizeof(kSingleBlock) == sizeof(int) * kVariantCount, "one twin per
 
 // The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
 // per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
-// each piece at least kMinSplitKTiles k-tiles deep.
+// each piece at least kMinSplitKTiles k-tiles deep. direct_store: C from registers rather
+// than through TMA stores. The rows come from the benchmark's sweep
+// (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape).
 struct PlanRow {
     int64_t max_m;
     double max_waves;
     int variant, max_splits;
+    bool direct_store;
 };
 constexpr double kAny = 1e30;
 constexpr int64_t kAnyM = int64_t(1) << 62;
 constexpr int kMinSplitKTiles = 4;
 constexpr PlanRow kPlan[] = {
-    {64, kAny, k64x128, 8},     // M <= 64: one consumer warpgroup; split K to stream B on every SM
-    {128, kAny, k128x128, 4},   // M <= 128
-    {kAnyM, 0.5, k128x128, 4},  // small products (1024^3)
-    {kAnyM, 1.5, k128x256, 1},  // about one wave (2048^3)
-    {kAnyM, kAny, k128x256, 1}, // large
+    {64, kAny, k64x128, 8, false},      // M <= 64: one consumer warpgroup; split K to stream B on every SM
+    {128, kAny, k128x128, 4, false},    // M <= 128 (128x4096x4096)
+    {kAnyM, 0.5, k128x128, 4, false},   // small products (1024^3)
+    {kAnyM, 1.5, k128x256, 1, false},   // about one wave (2048^3)
+    {kAnyM, kAny, k128x256, 1, false},  // large (4096^3, 8192^3)
 };
 
 WgmmaChoice choose(const GemmArgs &g, int sms, bool clusters) {
@@ -836,7 +839,7 @@ WgmmaChoice choose(const GemmArgs &g, int sms, bool clusters) {
         if (splits > row.max_splits) splits = row.max_splits;
         if (splits > deep) splits = deep;
         WgmmaChoice c;
-        c.variant = variant, c.splits = splits < 1 ? 1 : int(splits);
+        c.variant = variant, c.splits = splits < 1 ? 1 : int(splits), c.direct_store = row.direct_store;
         return c;
     }
     return WgmmaChoice{};
