@@ -246,6 +246,11 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                 }
             }
             if (sweep && mm::wgmma_supports(g, dtype)) {
+                // The plan's choice launched plainly: what the overlapped launch gains.
+                mm::WgmmaChoice plain = mm::wgmma_choose(g, g_sms, true);
+                plain.overlapped = false;
+                runs.push_back({"wgmma-plain", true, mm::wgmma_workspace_bytes(g, plain),
+                                [&, plain](const GemmArgs &x, void *ws) { return mm::wgmma_launch(x, dtype, plain, ws, stream); }});
                 const int sms = g_sms;
                 const int64_t k_tiles = (sh.k + 63) / 64;
                 for (int v = 0; v < mm::wgmma_variant_count(); ++v) {
