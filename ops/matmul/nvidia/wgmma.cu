@@ -1,0 +1,892 @@
+// matmul on Hopper tensor cores (sm_90a): TMA + wgmma + a warp-specialized pipeline.
+//
+// Idea: a block owns a BM x BN tile of C (BM 64 or 128, BN 64, 128 or 256). Warpgroup 0 is
+// the producer: one thread issues TMA copies of the next BMx64 slice of A and 64xBN slice
+// of B into a ring of shared-memory stages and waits only for a stage to be released. The
+// other BM/64 warpgroups are consumers, each computing 64 rows of the tile with
+// wgmma.mma_async m64nBNk16 straight from shared memory into f32 registers. Each stage has
+// two mbarriers: "full" (TMA bytes arrived: the producer announces the byte count, the
+// copies complete it) and "empty" (every consumer warp is done reading). setmaxnreg moves
+// registers from the producer (40) to the consumers (232) for the accumulators. The grid is
+// persistent (one block per SM walking the tiles in an order that keeps B tiles in L2), so
+// the producer already loads the next tile while the consumers store the last one. They
+// store it in 64x64 chunks: registers -> shared memory (swizzled, like the operands) -> a
+// TMA store that runs on while they start the next tile. Launches are overlapped
+// (programmatic dependent launch): a kernel's prologue runs during the previous one's tail.
+//
+// Two options fill the machine where plain tiles do not:
+// - Split-K: the K range is cut into `splits` pieces that run as separate work units; each
+//   writes its f32 partial tile to a workspace and a small kernel sums them into C. With M
+//   = 16 and N = K = 4096 there are only 32 tiles of 64x128; split 4 ways, 128 blocks
+//   stream B at once.
+// - Clusters of CM = 2 blocks on vertically adjacent tiles share the B tile: each loads half
+//   of it with a TMA multicast into both blocks' shared memory, so B crosses L2 once per
+//   pair. A stage is then released only when the consumers of both blocks are done with it
+//   (they arrive on the empty barriers of both blocks).
+//
+// Shared-memory layouts are the ones TMA writes with 128-byte swizzle and wgmma reads
+// through a matrix descriptor: rows of 64 16-bit values (128 bytes), the 16-byte chunks of
+// row r XORed with r % 8, 8-row groups 1024 bytes apart.
+//   A (K-major, rows = M): one BMx64 box; a k16 step starts 32 bytes further into the rows.
+//   B K-major (column-major B, rows = N): BNx64, read like A (loaded as CM boxes of BN/CM rows).
+//   B N-major (row-major B, rows = K): BN/64 boxes of 64(N) x 64(K), 8 KB apart; wgmma reads
+//     it transposed (tnspB = 1): 64-column blocks 8 KB apart (leading byte offset), 8-row K
+//     groups 1024 bytes apart (stride byte offset); a k16 step starts 16 rows (2 KB) further.
+// TMA fills what lies outside the matrix with zeros, so tails of M, N and K need no code.
+#include "ops/matmul/nvidia/wgmma.cuh"
+
+#include <cuda.h>  // CUtensorMap and its enums (types only: the encoder comes from the runtime)
+#include <cudaTypedefs.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <type_traits>
+
+namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
+namespace wgmma_detail {
+
+constexpr int kBK = 64;                                 // k-tile depth (64 values = 128 bytes)
+constexpr int kMaxThreads = 384;                        // producer warpgroup + up to 2 consumers
+constexpr int kGroupM = 16;                             // rasterization: 16 M-tiles walk a column of N-tiles together
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) = 64512 <= 65536
+constexpr int kSmemMax = 227 * 1024;                    // dynamic shared memory per block on Hopper
+constexpr int kEpilogueChunkBytes = 64 * 64 * 2;        // 64 rows x 64 columns of C, one TMA store box
+
+template <int BM, int BN, int CM>
+struct Config {
+    static_assert(BM == 64 || BM == 128, "a consumer warpgroup computes 64 rows");
+    static_assert(CM == 1 || (CM == 2 && BN >= 128), "a cluster splits B into 64-column pieces");
+    static constexpr int kConsumers = BM / 64;
+    static constexpr int kThreads = 128 * (1 + kConsumers);
+    static constexpr int kATileBytes = BM * kBK * 2;
+    static constexpr int kBTileBytes = BN * kBK * 2;
+    static constexpr int kStageBytes = kATileBytes + kBTileBytes;
+    // Two epilogue chunks per consumer (one being stored while the other is written).
+    static constexpr int kEpilogueBytes = kConsumers * 2 * kEpilogueChunkBytes;
+    // The stages take what is left after the epilogue buffers, 1 KB of alignment slack and
+    // the barriers: 4 for 128x256, 13 for 64x64.
+    static constexpr int kStages = (kSmemMax - kEpilogueBytes - 1024 - 256) / kStageBytes;
+    static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 1024;
+    static_assert(kSmemBytes <= kSmemMax, "shared memory");
+};
+
+// What the kernel needs besides the operands' tensor maps.
+struct Params {
+    void *c;
+    int64_t c_row, c_col;
+    int m, n, k;
+    bool pairs;         // C contiguous along N, pairs of columns 4-byte aligned
+    bool tma_store;     // C goes out through shared memory and TMA stores (map_c)
+    int splits;         // K pieces; > 1: f32 partial tiles go to `partial`
+    int split_k_tiles;  // k-tiles per piece (the last one may have fewer)
+    float *partial;     // splits slabs of m x ldp floats
+    int64_t ldp;        // n rounded up to even (partials are stored in pairs)
+};
+
+// Stores columns col and col + 1 of a row of C (rounding to nearest even), within bounds.
+template <bool Bf16>
+__device__ __forceinline__ void store_pair(const Params &e, int64_t row, int64_t col, float v0, float v1) {
+    using T = std::conditional_t<Bf16, __nv_bfloat16, __half>;
+    using T2 = std::conditional_t<Bf16, __nv_bfloat162, __half2>;
+    T *c = static_cast<T *>(e.c);
+    if (row >= e.m || col >= e.n) return;
+    const int64_t i0 = row * e.c_row + col * e.c_col;
+    if (col + 1 < e.n) {
+        if (e.pairs) {
+            T2 v;
+            v.x = T(v0), v.y = T(v1);
+            *reinterpret_cast<T2 *>(c + i0) = v;
+        } else {
+            c[i0] = T(v0);
+            c[i0 + e.c_col] = T(v1);
+        }
+    } else {
+        c[i0] = T(v0);
+    }
+}
+
+// Two values rounded to nearest even, as the 32 bits of a pair.
+template <bool Bf16>
+__device__ __forceinline__ uint32_t pack(float v0, float v1) {
+    if constexpr (Bf16) {
+        const __nv_bfloat162 h = __floats2bfloat162_rn(v0, v1);
+        return *reinterpret_cast<const uint32_t *>(&h);
+    } else {
+        const __half2 h = __floats2half2_rn(v0, v1);
+        return *reinterpret_cast<const uint32_t *>(&h);
+    }
+}
+
+// Split-K's second step: C = the sum of the partial slabs, in split order; a pair of
+// columns per thread.
+template <bool Bf16>
+__global__ void splitk_reduce(Params p) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("griddepcontrol.launch_dependents;\ngriddepcontrol.wait;\n" ::: "memory");  // see wgmma_kernel
+#endif
+    const int64_t pairs_per_row = p.ldp / 2, total = int64_t(p.m) * pairs_per_row;
+    const int64_t slab = int64_t(p.m) * p.ldp;
+    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t row = i / pairs_per_row, col = 2 * (i % pairs_per_row);
+        const float2 *src = reinterpret_cast<const float2 *>(p.partial + row * p.ldp + col);
+        float2 s = src[0];
+        for (int k = 1; k < p.splits; ++k) {
+            const float2 v = src[k * slab / 2];
+            s.x += v.x, s.y += v.y;
+        }
+        store_pair<Bf16>(p, row, col, s.x, s.y);
+    }
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// wgmma.mma_async m64nNk16, f32 += A(smem) * B(smem), by descriptor. TransB = 1 reads B
+// N-major. Operands: N/2 accumulators, the two descriptors, scale-d (1: accumulate).
+template <int N, bool Bf16>
+struct Wgmma;
+template <> struct Wgmma<256, true> {
+    template <int TransB>
+    __device__ __forceinline__ static void mma(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+            "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+            "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+            "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+              "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+              "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+              "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TransB));
+    }
+};
+
+template <> struct Wgmma<256, false> {
+    template <int TransB>
+    __device__ __forceinline__ static void mma(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+            "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+            "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+            "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+            "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+            "}, %128, %129, p, 1, 1, 0, %131;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+              "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+              "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+              "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+              "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+              "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+              "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+              "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+              "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+            : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TransB));
+    }
+};
+
+template <> struct Wgmma<128, true> {
+    template <int TransB>
+    __device__ __forceinline__ static void mma(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+            "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+            : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TransB));
+    }
+};
+
+template <> struct Wgmma<128, false> {
+    template <int TransB>
+    __device__ __forceinline__ static void mma(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+            "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+            "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+            "}, %64, %65, p, 1, 1, 0, %67;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+              "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+              "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+              "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+              "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+            : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TransB));
+    }
+};
+
+template <> struct Wgmma<64, true> {
+    template <int TransB>
+    __device__ __forceinline__ static void mma(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+            "}, %32, %33, p, 1, 1, 0, %35;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+            : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TransB));
+    }
+};
+
+template <> struct Wgmma<64, false> {
+    template <int TransB>
+    __device__ __forceinline__ static void mma(float (&d)[32], uint64_t desc_a, uint64_t desc_b) {
+        asm volatile(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+            "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+            "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+            "}, %32, %33, p, 1, 1, 0, %35;\n}\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+              "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+              "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+              "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+            : "l"(desc_a), "l"(desc_b), "r"(1), "n"(TransB));
+    }
+};
+
+__device__ __forceinline__ uint32_t smem_u32(const void *p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// Arrives on the barrier at the same shared-memory offset in block `cta` of the cluster
+// (this block itself when the cluster is one block).
+__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
+    asm volatile(
+        "{\n.reg .b32 remote;\n"
+        "mapa.shared::cluster.u32 remote, %0, %1;\n"
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+        "r"(cta)
+        : "memory");
+}
+// Waits until the barrier's phase with this parity has completed. A fresh barrier is in
+// phase 0, so waiting for parity 1 returns at once (how the producer sees the empty ring).
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    uint32_t done = 0;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
+
+__device__ __forceinline__ uint32_t cluster_rank() {
+    uint32_t r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+    return r;
+}
+// Every thread of every block of the cluster.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// 2-D TMA copy of the box at (c0 innermost, c1) into shared memory; completes `bar`'s bytes.
+// With a multicast mask, the box lands at the same offset in every block of the mask and
+// completes the barrier at the same offset in each.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+            "r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+        : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar,
+                                                      uint16_t mask) {
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
+        : "memory");
+}
+
+// TMA store of a box of C from shared memory, clipped to the matrix; one bulk group each.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, uint32_t src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+                 "cp.async.bulk.commit_group;\n" ::"l"(reinterpret_cast<uint64_t>(map)),
+                 "r"(src), "r"(c0), "r"(c1)
+                 : "memory");
+}
+// Until at most Pending of this thread's bulk stores still read shared memory.
+template <int Pending>
+__device__ __forceinline__ void tma_store_wait_read() {
+    asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+}
+__device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Shared-memory writes of this thread become visible to TMA (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// Barrier `id` among the `threads` threads of some warps (here: one warpgroup).
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Shared-memory matrix descriptor: start address, leading and stride byte offsets (all in
+// 16-byte units), 128-byte swizzle (layout type 1 in bits 62-63).
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+    return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo & 0x3FFFF) >> 4) << 16) |
+           (uint64_t((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+}
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous MMAs.
+template <int R>
+__device__ __forceinline__ void fence_operands(float (&d)[R]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+template <int Regs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+
+// A work unit: one tile of C (of this block; the cluster's blocks take vertically adjacent
+// tiles) and one piece of K. Units walk kGroupM rows of cluster tiles down each column of
+// N-tiles; the pieces of one tile are neighbours. The same order in producer and consumers.
+struct Unit {
+    int m0, n0, kt0, kt1;  // first row and column, k-tiles [kt0, kt1)
+};
+template <int BM, int BN, int CM>
+__device__ __forceinline__ Unit unit_at(int u, const Params &p, uint32_t rank) {
+    const int tiles_m = (p.m + BM - 1) / BM, rows = (tiles_m + CM - 1) / CM, tiles_n = (p.n + BN - 1) / BN;
+    const int k_tiles = (p.k + kBK - 1) / kBK;
+    const int split = u % p.splits, t = u / p.splits;
+    const int per_group = kGroupM * tiles_n;
+    const int first = (t / per_group) * kGroupM;
+    const int group = min(rows - first, kGroupM);
+    Unit w;
+    w.m0 = ((first + (t % per_group) % group) * CM + int(rank)) * BM;
+    w.n0 = ((t % per_group) / group) * BN;
+    w.kt0 = split * p.split_k_tiles;
+    w.kt1 = min(w.kt0 + p.split_k_tiles, k_tiles);
+    return w;
+}
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// BKMajor: B is contiguous along K (column-major B); else along N. CM: blocks per cluster.
+template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+__global__ void __launch_bounds__(kMaxThreads, 1)
+    wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                 const __grid_constant__ CUtensorMap map_c, Params p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using Cfg = Config<BM, BN, CM>;
+    constexpr int kStages = Cfg::kStages;
+    extern __shared__ uint8_t smem_raw[];
+    const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;  // 128-byte swizzle wants 1 KB alignment
+    const uint32_t epilogue = base + kStages * Cfg::kStageBytes;  // kConsumers x 2 chunks of C
+    const uint32_t full = epilogue + Cfg::kEpilogueBytes;         // kStages barriers of 8 bytes
+    const uint32_t empty = full + kStages * 8;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) {
+            mbar_init(full + 8 * s, 1);                                 // the producer's arrive (plus the TMA bytes)
+            mbar_init(empty + 8 * s, Cfg::kConsumers * 4 * CM);  // one arrive per consumer warp of the cluster
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    }
+    if constexpr (CM > 1) cluster_sync();  // the peer's barriers exist before any copy or arrive reaches them
+    else __syncthreads();
+    // Overlapped launch: the next kernel may launch now; global memory is touched only once
+    // the previous kernel has finished (both no-ops in a plain launch).
+    asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+    asm volatile("griddepcontrol.wait;\n" ::: "memory");
+
+    const uint32_t rank = CM > 1 ? cluster_rank() : 0;
+    const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
+    const int units = (tiles_m + CM - 1) / CM * tiles_n * p.splits;
+    const int first_unit = blockIdx.x / CM, unit_step = gridDim.x / CM;
+    const int warpgroup = threadIdx.x / 128;
+
+    if (warpgroup == 0) {  // producer
+        setmaxnreg_dec<kProducerRegs>();
+        if (threadIdx.x == 0) {
+            uint32_t it = 0;  // k-tiles issued so far, over all units: stage it % kStages
+            for (int u = first_unit; u < units; u += unit_step) {
+                const Unit w = unit_at<BM, BN, CM>(u, p, rank);
+                for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
+                    const uint32_t s = it % kStages, parity = (it / kStages) & 1;
+                    const uint32_t bar = full + 8 * s;
+                    mbar_wait(empty + 8 * s, parity ^ 1);
+                    mbar_arrive_expect_tx(bar, Cfg::kStageBytes);
+                    const uint32_t sa = base + s * Cfg::kStageBytes, sb = sa + Cfg::kATileBytes;
+                    tma_load_2d(sa, &map_a, kt * kBK, w.m0, bar);
+                    if constexpr (CM == 1) {
+                        if constexpr (BKMajor) {
+                            tma_load_2d(sb, &map_b, kt * kBK, w.n0, bar);
+                        } else {
+#pragma unroll
+                            for (int j = 0; j < BN / 64; ++j) tma_load_2d(sb + j * 8192, &map_b, w.n0 + 64 * j, kt * kBK, bar);
+                        }
+                    } else {  // this block's share of B, into every block of the cluster
+                        constexpr uint16_t kAll = (1u << CM) - 1;
+                        if constexpr (BKMajor) {
+                            constexpr int kRows = BN / CM;
+                            tma_load_2d_multicast(sb + rank * kRows * 128, &map_b, kt * kBK, w.n0 + int(rank) * kRows, bar,
+                                                  kAll);
+                        } else {
+#pragma unroll
+                            for (int j = 0; j < BN / 64 / CM; ++j) {
+                                const int piece = int(rank) * (BN / 64 / CM) + j;
+                                tma_load_2d_multicast(sb + piece * 8192, &map_b, w.n0 + 64 * piece, kt * kBK, bar, kAll);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    } else {  // consumers: consumer c computes rows 64c .. 64c + 63 of the tile
+        setmaxnreg_inc<kConsumerRegs>();
+        const int consumer = warpgroup - 1;
+        const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+        // Hands a stage back to the producers of every block of the cluster.
+        auto release = [&](uint32_t stage) {
+            if (lane != 0) return;
+            if constexpr (CM == 1) {
+                mbar_arrive(empty + 8 * stage);
+            } else {
+#pragma unroll
+                for (int r = 0; r < CM; ++r) mbar_arrive_cluster(empty + 8 * stage, r);
+            }
+        };
+        float d[BN / 2];
+        uint32_t it = 0;
+        uint32_t chunks = 0;  // epilogue chunks written so far: buffer chunks % 2
+        for (int u = first_unit; u < units; u += unit_step) {
+            const Unit w = unit_at<BM, BN, CM>(u, p, rank);
+#pragma unroll
+            for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
+            for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
+                const uint32_t s = it % kStages, parity = (it / kStages) & 1;
+                mbar_wait(full + 8 * s, parity);
+                const uint32_t sa = base + s * Cfg::kStageBytes + consumer * 64 * 128;
+                const uint32_t sb = base + s * Cfg::kStageBytes + Cfg::kATileBytes;
+                fence_operands(d);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < kBK / 16; ++kk) {
+                    const uint64_t da = smem_desc(sa + kk * 32, 16, 1024);
+                    if constexpr (BKMajor) {
+                        Wgmma<BN, Bf16>::template mma<0>(d, da, smem_desc(sb + kk * 32, 16, 1024));
+                    } else {
+                        Wgmma<BN, Bf16>::template mma<1>(d, da, smem_desc(sb + kk * 2048, 8192, 1024));
+                    }
+                }
+                wgmma_commit();
+                // Keep this k-tile's MMAs in flight; the previous k-tile's are done, so its
+                // stage goes back to the producer.
+                wgmma_wait<1>();
+                fence_operands(d);
+                if (kt > w.kt0) release((it - 1) % kStages);
+            }
+            wgmma_wait<0>();
+            fence_operands(d);
+            if (w.kt1 > w.kt0) release((it - 1) % kStages);
+
+            // Accumulator i: row 16 * warp + lane / 4 (+ 8 for i % 4 >= 2) of this consumer's
+            // 64 rows, column 8 * (i / 4) + 2 * (lane % 4) (+ 1 for odd i).
+            const int64_t row = w.m0 + consumer * 64 + warp * 16 + lane / 4;
+            if (p.tma_store) {
+                // 64-column chunks: the warpgroup writes one into shared memory (in the
+                // 128-byte swizzled layout, which is also free of bank conflicts), one thread
+                // hands it to TMA and the warpgroup goes on while the copy runs; a buffer is
+                // rewritten only once the store from it two chunks ago has read it.
+                const bool leader = threadIdx.x % 128 == 0;
+                const int r = warp * 16 + lane / 4;  // and r + 8; r % 8 == lane / 4
+#pragma unroll
+                for (int q = 0; q < BN / 64; ++q, ++chunks) {
+                    if (w.n0 + 64 * q >= p.n) break;  // the same for the whole warpgroup
+                    const uint32_t buf = epilogue + (consumer * 2 + chunks % 2) * kEpilogueChunkBytes;
+                    if (leader) tma_store_wait_read<1>();
+                    named_barrier(1 + consumer, 128);
+#pragma unroll
+                    for (int jj = 0; jj < 8; ++jj) {
+                        const int j = 8 * q + jj;
+                        const uint32_t at = buf + r * 128 + ((jj ^ (lane / 4)) * 16) + 4 * (lane % 4);
+                        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at), "r"(pack<Bf16>(d[4 * j], d[4 * j + 1])));
+                        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(at + 8 * 128),
+                                     "r"(pack<Bf16>(d[4 * j + 2], d[4 * j + 3])));
+                    }
+                    fence_proxy_async();
+                    named_barrier(1 + consumer, 128);
+                    if (leader) tma_store_2d(&map_c, buf, w.n0 + 64 * q, w.m0 + consumer * 64);
+                }
+            } else if (p.splits == 1) {  // straight from registers, pairs of columns
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j) {
+                    const int64_t col = w.n0 + 8 * j + 2 * (lane % 4);
+                    store_pair<Bf16>(p, row, col, d[4 * j], d[4 * j + 1]);
+                    store_pair<Bf16>(p, row + 8, col, d[4 * j + 2], d[4 * j + 3]);
+                }
+            } else {  // f32 partials: the slab of this piece of K, pairs of columns (ldp is even)
+                float *slab = p.partial + int64_t(u % p.splits) * p.m * p.ldp;
+#pragma unroll
+                for (int j = 0; j < BN / 8; ++j) {
+                    const int64_t col = w.n0 + 8 * j + 2 * (lane % 4);
+                    if (col < p.n && row < p.m)
+                        *reinterpret_cast<float2 *>(slab + row * p.ldp + col) = make_float2(d[4 * j], d[4 * j + 1]);
+                    if (col < p.n && row + 8 < p.m)
+                        *reinterpret_cast<float2 *>(slab + (row + 8) * p.ldp + col) = make_float2(d[4 * j + 2], d[4 * j + 3]);
+                }
+            }
+        }
+    }
+    if (warpgroup > 0 && threadIdx.x % 128 == 0) tma_store_wait_all();  // the last stores read shared memory
+    // A block leaves only when its peers no longer copy into its memory or arrive on its barriers.
+    if constexpr (CM > 1) cluster_sync();
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+}
+
+// ---- host side ----
+
+// cuTensorMapEncodeTiled from the driver, found through the runtime (no -lcuda).
+PFN_cuTensorMapEncodeTiled_v12000 encoder() {
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found) !=
+                cudaSuccess ||
+            found != cudaDriverEntryPointSuccess)
+            p = nullptr;
+        return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+    }();
+    return fn;
+}
+
+// A 2-D row-major view: `cols` contiguous values per row, rows `row_stride` values apart,
+// copied in boxes of box_cols x box_rows with 128-byte swizzle; zeros outside.
+bool encode(CUtensorMap *map, bool bf16, const void *ptr, int64_t rows, int64_t cols, int64_t row_stride,
+            uint32_t box_rows, uint32_t box_cols) {
+    PFN_cuTensorMapEncodeTiled_v12000 fn = encoder();
+    if (fn == nullptr) return false;
+    const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+    const cuuint64_t strides[1] = {cuuint64_t(row_stride) * 2};  // bytes, for dimension 1
+    const cuuint32_t box[2] = {box_cols, box_rows};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    return fn(map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+              const_cast<void *>(ptr), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+// Whether the device is 9.0 (wgmma and setmaxnreg exist on sm_90a only) and this binary
+// carries the real sm_90a kernels: built for another target the kernel is an empty stub
+// that uses a handful of registers, the real one 168. Cached per device.
+bool device_ok(int device) {
+    constexpr int kMaxDevices = 64;
+    static int state[kMaxDevices] = {};  // 0 unknown, 1 yes, 2 no
+    static std::mutex mu;
+    if (device < 0 || device >= kMaxDevices) return false;
+    std::lock_guard<std::mutex> lock(mu);
+    if (state[device] == 0) {
+        int major = 0, minor = 0;
+        cudaFuncAttributes attr{};
+        const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+                        major == 9 && minor == 0 &&
+                        cudaFuncGetAttributes(&attr, wgmma_kernel<128, 256, 1, true, false>) == cudaSuccess &&
+                        attr.binaryVersion >= 90 && attr.numRegs >= 128 && encoder() != nullptr;
+        if (!ok) cudaGetLastError();  // a failed query must not surface at the caller's next check
+        state[device] = ok ? 1 : 2;
+    }
+    return state[device] == 1;
+}
+
+int sm_count(int device) {
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    return sms > 0 ? sms : 1;
+}
+
+// The operand's non-contiguous stride works for TMA: 16-byte multiple, and at least the
+// contiguous extent (rows do not overlap), below TMA's 2^40-byte limit.
+bool tma_stride_ok(int64_t stride, int64_t contiguous_extent) {
+    return stride % 8 == 0 && stride >= contiguous_extent && stride < (int64_t(1) << 38);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The K split actually run for a request of `splits` pieces: k-tiles per piece, and the
+// number of pieces, none of them empty.
+void split_shape(const GemmArgs &g, int splits, int &split_k_tiles, int &pieces) {
+    const int64_t k_tiles = ceil_div(g.k, kBK);
+    const int64_t want = splits < 1 ? 1 : (splits > k_tiles ? k_tiles : splits);
+    split_k_tiles = int(ceil_div(k_tiles, want));
+    pieces = int(ceil_div(k_tiles, split_k_tiles));
+}
+
+int64_t workspace_bytes(const GemmArgs &g, int splits) {
+    int per = 0, pieces = 0;
+    split_shape(g, splits, per, pieces);
+    return pieces > 1 ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) + 16 : 0;
+}
+
+// Clusters of this kernel that fit on the device at once (GPCs may leave an SM unpaired),
+// asked once per device (outside any stream capture's rules); sms / CM if the query fails.
+template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+int64_t resident_clusters(const cudaLaunchConfig_t &config, int sms) {
+    constexpr int kMaxDevices = 64;
+    static std::atomic<int> cached[kMaxDevices] = {};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return sms / CM;
+    if (cached[device] == 0) {
+        cudaLaunchConfig_t c = config;
+        cudaLaunchAttribute attr;
+        attr.id = cudaLaunchAttributeClusterDimension;
+        attr.val.clusterDim = {unsigned(CM), 1, 1};
+        c.gridDim = dim3(unsigned(CM));
+        c.attrs = &attr, c.numAttrs = 1;
+        int clusters = 0;
+        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+        cudaThreadExchangeStreamCaptureMode(&mode);
+        const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, wgmma_kernel<BM, BN, CM, Bf16, BKMajor>, &c);
+        cudaThreadExchangeStreamCaptureMode(&mode);
+        if (err != cudaSuccess || clusters < 1) {
+            cudaGetLastError();
+            clusters = sms / CM;
+        }
+        cached[device] = clusters;
+    }
+    return cached[device];
+}
+
+template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace, int sms, cudaStream_t stream) {
+    using Cfg = Config<BM, BN, CM>;
+    CUtensorMap map_a, map_b;
+    if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, BM, kBK)) return cudaErrorInvalidValue;
+    const bool b_ok = BKMajor ? encode(&map_b, Bf16, g.b, g.n, g.k, g.b_col, BN / CM, kBK)  // rows N, K contiguous
+                              : encode(&map_b, Bf16, g.b, g.k, g.n, g.b_row, kBK, 64);      // rows K, N contiguous
+    if (!b_ok) return cudaErrorInvalidValue;
+    auto kernel = wgmma_kernel<BM, BN, CM, Bf16, BKMajor>;
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+    if (err != cudaSuccess) return err;
+
+    Params p{};
+    p.c = g.c, p.c_row = g.c_row, p.c_col = g.c_col;
+    p.m = int(g.m), p.n = int(g.n), p.k = int(g.k);
+    p.pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;
+    split_shape(g, choice.splits, p.split_k_tiles, p.splits);
+    p.ldp = g.n + g.n % 2;
+    // C through TMA stores: contiguous along N, 16-byte aligned rows (else stores from registers).
+    p.tma_store = !choice.direct_store && p.splits == 1 && g.c_col == 1 && tma_stride_ok(g.c_row, g.n) &&
+                  reinterpret_cast<uintptr_t>(g.c) % 16 == 0;
+    CUtensorMap map_c{};
+    if (p.tma_store && !encode(&map_c, Bf16, g.c, g.m, g.n, g.c_row, 64, 64)) return cudaErrorInvalidValue;
+    // From the workspace's first 16-byte boundary (workspace_bytes asks for 16 more).
+    p.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(workspace) + 15) / 16 * 16);
+    if (p.splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
+
+    cudaLaunchConfig_t config{};
+    config.blockDim = dim3(Cfg::kThreads);
+    config.dynamicSmemBytes = Cfg::kSmemBytes;
+    config.stream = stream;
+    cudaLaunchAttribute attr[2];
+    unsigned n = 0;
+    if (choice.overlapped) {
+        attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attr[n++].val.programmaticStreamSerializationAllowed = 1;
+    }
+    if (CM > 1) {
+        attr[n].id = cudaLaunchAttributeClusterDimension;
+        attr[n++].val.clusterDim = {unsigned(CM), 1, 1};
+    }
+    config.attrs = attr;
+    config.numAttrs = n;
+    // Persistent: as many blocks (whole clusters) as run at once, at most one per unit.
+    const int64_t units = ceil_div(ceil_div(g.m, BM), CM) * ceil_div(g.n, BN) * p.splits;
+    const int64_t resident = CM > 1 ? resident_clusters<BM, BN, CM, Bf16, BKMajor>(config, sms) : sms;
+    config.gridDim = dim3(unsigned((units < resident ? units : resident) * CM));
+    err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
+    if (err != cudaSuccess || p.splits == 1) return err;
+
+    const int64_t pairs = g.m * (p.ldp / 2);
+    config.gridDim = dim3(unsigned(ceil_div(pairs, 256) < 8 * sms ? ceil_div(pairs, 256) : 8 * sms));
+    config.blockDim = dim3(256);
+    config.dynamicSmemBytes = 0;
+    config.numAttrs = choice.overlapped ? 1 : 0;  // no cluster
+    return cudaLaunchKernelEx(&config, splitk_reduce<Bf16>, p);
+}
+
+// The kernel variants the plan picks from, each compiled for both types and both layouts of B.
+using Launcher = cudaError_t (*)(const GemmArgs &, const WgmmaChoice &, void *, int, cudaStream_t);
+struct Variant {
+    const char *name;
+    int bm, bn, cm;
+    Launcher fn[2][2];  // [bf16][B contiguous along K]
+};
+template <int BM, int BN, int CM>
+constexpr Variant variant(const char *name) {
+    return {name,
+            BM,
+            BN,
+            CM,
+            {{launch<BM, BN, CM, false, false>, launch<BM, BN, CM, false, true>},
+             {launch<BM, BN, CM, true, false>, launch<BM, BN, CM, true, true>}}};
+}
+enum : int { k128x256, k128x256c2, k128x128, k128x128c2, k128x64, k64x256, k64x128, k64x64 };
+const Variant kVariants[] = {
+    variant<128, 256, 1>("128x256"), variant<128, 256, 2>("128x256c2"), variant<128, 128, 1>("128x128"),
+    variant<128, 128, 2>("128x128c2"), variant<128, 64, 1>("128x64"),   variant<64, 256, 1>("64x256"),
+    variant<64, 128, 1>("64x128"),     variant<64, 64, 1>("64x64"),
+};
+constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
+// Each variant's twin without clusters (where clusters are not allowed).
+constexpr int kSingleBlock[] = {k128x256, k128x256, k128x128, k128x128, k128x64, k64x256, k64x128, k64x64};
+static_assert(sizeof(kSingleBlock) == sizeof(int) * kVariantCount, "one twin per variant");
+
+// The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
+// per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
+// each piece at least kMinSplitKTiles k-tiles deep. direct_store: C from registers rather
+// than through TMA stores. The rows come from the benchmark's sweep
+// (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape).
+struct PlanRow {
+    int64_t max_m;
+    double max_waves;
+    int variant, max_splits;
+    bool direct_store;
+};
+constexpr double kAny = 1e30;
+constexpr int64_t kAnyM = int64_t(1) << 62;
+constexpr int kMinSplitKTiles = 4;
+constexpr PlanRow kPlan[] = {
+    {64, kAny, k64x128, 8, false},      // M <= 64: one consumer warpgroup; split K to stream B on every SM
+    {128, kAny, k128x128, 4, false},    // M <= 128 (128x4096x4096)
+    {kAnyM, 0.5, k128x128, 4, false},   // small products (1024^3)
+    {kAnyM, 1.5, k128x256, 1, false},   // about one wave (2048^3)
+    {kAnyM, kAny, k128x256, 1, false},  // large (4096^3, 8192^3)
+};
+
+WgmmaChoice choose(const GemmArgs &g, int sms, bool clusters) {
+    const double waves = double(ceil_div(g.m, 128) * ceil_div(g.n, 256)) / sms;
+    for (const PlanRow &row : kPlan) {
+        if (g.m > row.max_m || waves > row.max_waves) continue;
+        int variant = row.variant;
+        if (!clusters && kVariants[variant].cm > 1) variant = kSingleBlock[variant];
+        const Variant &v = kVariants[variant];
+        const int64_t units = ceil_div(ceil_div(g.m, v.bm), v.cm) * v.cm * ceil_div(g.n, v.bn);
+        int64_t splits = sms / units;
+        const int64_t deep = ceil_div(g.k, kBK) / kMinSplitKTiles;
+        if (splits > row.max_splits) splits = row.max_splits;
+        if (splits > deep) splits = deep;
+        WgmmaChoice c;
+        c.variant = variant, c.splits = splits < 1 ? 1 : int(splits), c.direct_store = row.direct_store;
+        return c;
+    }
+    return WgmmaChoice{};
+}
+
+}  // namespace wgmma_detail
+
+bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype) {
+    using namespace wgmma_detail;
+    if (dtype != OPRT_DTYPE_F16 && dtype != OPRT_DTYPE_BF16) return false;
+    constexpr int64_t kMax = int64_t(1) << 31;
+    if (g.m < 1 || g.n < 1 || g.k < 1 || g.m >= kMax || g.n >= kMax || g.k >= kMax) return false;
+    // Work units are ints: the smallest tiles, split the most (16 ways) stay below 2^31.
+    if (ceil_div(g.m, 64) * ceil_div(g.n, 64) >= (kMax >> 4)) return false;
+    if (reinterpret_cast<uintptr_t>(g.a) % 16 != 0 || reinterpret_cast<uintptr_t>(g.b) % 16 != 0) return false;
+    if (g.a_col != 1 || !tma_stride_ok(g.a_row, g.k)) return false;
+    const bool b_n_major = g.b_col == 1 && tma_stride_ok(g.b_row, g.n);
+    const bool b_k_major = g.b_row == 1 && tma_stride_ok(g.b_col, g.k);
+    if (!b_n_major && !b_k_major) return false;
+    int device = 0;
+    return cudaGetDevice(&device) == cudaSuccess && device_ok(device);
+}
+
+int wgmma_variant_count() { return wgmma_detail::kVariantCount; }
+
+const char *wgmma_variant_name(int variant) {
+    using namespace wgmma_detail;
+    return variant >= 0 && variant < kVariantCount ? kVariants[variant].name : "?";
+}
+
+WgmmaChoice wgmma_choose(const GemmArgs &g, int sms, bool clusters) { return wgmma_detail::choose(g, sms, clusters); }
+
+size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice) {
+    return size_t(wgmma_detail::workspace_bytes(g, choice.splits));
+}
+
+cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choice, void *workspace,
+                         cudaStream_t stream) {
+    using namespace wgmma_detail;
+    if (choice.variant < 0 || choice.variant >= kVariantCount || choice.splits < 1 || choice.splits > 16)
+        return cudaErrorInvalidValue;
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) return err;
+    const bool bf16 = dtype == OPRT_DTYPE_BF16;
+    const bool b_k_major = !(g.b_col == 1 && tma_stride_ok(g.b_row, g.n));
+    return kVariants[choice.variant].fn[bf16][b_k_major](g, choice, workspace, sm_count(device), stream);
+}
+
+}  // namespace oprt::matmul::OPRT_GPU_BACKEND_NS
