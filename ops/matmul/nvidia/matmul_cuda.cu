@@ -23,7 +23,8 @@
 // them with a reason.
 #if !defined(OPRT_MATMUL_NO_TENSOR_CORES)
 #define OPRT_MATMUL_TENSOR_CORES 1
-// Tensor-core hookup: #include "ops/matmul/nvidia/mma_sync.cuh" and "ops/matmul/nvidia/wgmma.cuh" here.
+#include "ops/matmul/nvidia/mma_sync.cuh"
+#include "ops/matmul/nvidia/wgmma.cuh"
 #else
 #define OPRT_MATMUL_TENSOR_CORES 0
 #endif
@@ -78,6 +79,42 @@ bool vector_c(const MatmulPlan &p, const ExecArgs &args) {
     return vector_rows(p.m, p.n, p.c_row, p.c_col) && (p.n <= 1 || p.c_col == 1) && gpu::aligned_to(args.out, bytes);
 }
 
+#if OPRT_MATMUL_TENSOR_CORES
+// The wgmma choice rides in the plan's launch slots: variant, K splits, store, overlap.
+void store_choice(MatmulPlan &p, const WgmmaChoice &c) {
+    p.launch[0] = c.variant, p.launch[1] = c.splits, p.launch[2] = c.direct_store, p.launch[3] = c.overlapped;
+}
+
+WgmmaChoice load_choice(const MatmulPlan &p) {
+    WgmmaChoice c;
+    c.variant = int(p.launch[0]), c.splits = int(p.launch[1]);
+    c.direct_store = p.launch[2] != 0, c.overlapped = p.launch[3] != 0;
+    return c;
+}
+
+// The plan saw no pointers: a call whose A or B is not 16-byte aligned steps down the
+// tensor-core families (wgmma -> mma_sync -> the SIMT blocking_2d, which reads anything).
+oprt_status_t launch_tensor_cores(const MatmulPlan &p, const ExecArgs &args, const GemmArgs &g,
+                                  dev::stream_t stream) {
+    cudaError_t e;
+    const char *name;
+    if (p.kernel == kWgmma && wgmma_supports(g, p.dtype)) {
+        name = "wgmma";
+        e = wgmma_launch(g, p.dtype, load_choice(p), args.workspace, stream);
+    } else if (mma_sync_supports(g, p.dtype)) {
+        name = "mma_sync";
+        e = mma_sync_launch(g, p.dtype, stream);
+    } else {
+        const auto blocks = unsigned(ceil_div(g.m, kBM) * ceil_div(g.n, kBN));
+        name = "blocking_2d";
+        if (p.dtype == OPRT_DTYPE_F16) matmul_blocking_2d_kernel<dev::half_t><<<blocks, kThreads2, 0, stream>>>(g);
+        else matmul_blocking_2d_kernel<dev::bf16_t><<<blocks, kThreads2, 0, stream>>>(g);
+        e = cudaGetLastError();
+    }
+    return e == cudaSuccess ? OPRT_SUCCESS : gpu::runtime_error(kOp, name, int(e));
+}
+#endif
+
 template <typename T>
 oprt_status_t launch(const MatmulPlan &p, const ExecArgs &args, dev::stream_t stream) {
     const GemmArgs g = gemm_args(p, args);
@@ -100,8 +137,8 @@ oprt_status_t launch(const MatmulPlan &p, const ExecArgs &args, dev::stream_t st
         matmul_warp_tiling_kernel<T><<<tiles(kBM, kBN), kThreads, 0, stream>>>(g, vector_c(p, args));
         break;
 #if OPRT_MATMUL_TENSOR_CORES
-    // Tensor-core hookup: case kMmaSync / case kWgmma, returning the family's launch status:
-    //   case kMmaSync: return gpu::runtime_error(kOp, "mma_sync_launch", int(mma_sync_launch(g, p.dtype, stream)));
+    case kMmaSync:
+    case kWgmma: return launch_tensor_cores(p, args, g, stream);
 #endif
     default: return fail(OPRT_ERR_RUNTIME, "%s: no kernel %d in the NVIDIA matmul backend", kOp, int(kernel));
     }
@@ -133,9 +170,48 @@ oprt_status_t plan_step(MatmulPlan &p) {
     return plan_simt(p, K);
 }
 
-// Tensor-core hookup: plan functions for the ladder ("mma_sync", "wgmma"), each
-// failing with OPRT_ERR_NOT_SUPPORTED and the reason where <family>_supports says no
-// (on MetaX: "tensor-core kernels are NVIDIA-only").
+// The tensor-core steps: f16/bf16 only, in the layouts their loads take (the plan sees no
+// pointers; run() steps down for a call whose pointers are not 16-byte aligned).
+template <Kernel K>
+oprt_status_t plan_tensor_cores(MatmulPlan &p) {
+    const char *name = K == kWgmma ? "wgmma" : "mma_sync";
+#if OPRT_MATMUL_TENSOR_CORES
+    if (p.dtype != OPRT_DTYPE_F16 && p.dtype != OPRT_DTYPE_BF16)
+        return fail(OPRT_ERR_NOT_SUPPORTED, "'%s' runs f16 and bf16 (tensor cores with f32 sums); f32 takes the "
+                                            "SIMT steps (no TF32)", name);
+    GemmArgs g;
+    g.m = p.m, g.n = p.n, g.k = p.k;
+    g.a_row = p.a_row, g.a_col = p.a_col, g.b_row = p.b_row, g.b_col = p.b_col, g.c_row = p.c_row, g.c_col = p.c_col;
+    if (K == kWgmma) {
+        gpu::DeviceInfo info;
+        if (!wgmma_supports(g, p.dtype))
+            return fail(OPRT_ERR_NOT_SUPPORTED,
+                        "'wgmma' needs a compute capability 9.0 GPU, A contiguous along K, B contiguous along N or "
+                        "K, the other strides multiples of 8 values and K >= 1 (here a strides (%lld, %lld), b "
+                        "strides (%lld, %lld), k %lld)", (long long)p.a_row, (long long)p.a_col,
+                        (long long)p.b_row, (long long)p.b_col, (long long)p.k);
+        const oprt_status_t s = gpu::current_device("oprt_create_matmul_descriptor", &info);
+        if (s != OPRT_SUCCESS) return s;
+        WgmmaChoice c = wgmma_choose(g, info.sm_count, gpu::clusters_allowed());
+        c.overlapped = gpu::overlapped_launch_allowed();
+        store_choice(p, c);
+        p.workspace_bytes = wgmma_workspace_bytes(g, c);
+    } else {
+        if (!mma_sync_supports(g, p.dtype))
+            return fail(OPRT_ERR_NOT_SUPPORTED,
+                        "'mma_sync' needs a compute capability 8.0 GPU, A and B each contiguous along one dim with "
+                        "the other stride a multiple of 8 values (here a strides (%lld, %lld), b strides (%lld, "
+                        "%lld))", (long long)p.a_row, (long long)p.a_col, (long long)p.b_row, (long long)p.b_col);
+        p.workspace_bytes = 0;
+    }
+    p.kernel = K;
+    p.kernel_name = name;
+    return OPRT_SUCCESS;
+#else
+    (void)p;
+    return fail(OPRT_ERR_NOT_SUPPORTED, "'%s': the tensor-core kernels are NVIDIA-only", name);
+#endif
+}
 
 const Variant<MatmulPlan> kLadderSteps[] = {
     {"naive", &plan_step<kNaive>},
@@ -144,7 +220,8 @@ const Variant<MatmulPlan> kLadderSteps[] = {
     {"blocking_2d", &plan_step<kBlocking2d>},
     {"vectorized", &plan_step<kVectorized>},
     {"warp_tiling", &plan_step<kWarpTiling>},
-    // Tensor-core hookup: {"mma_sync", &plan_mma_sync}, {"wgmma", &plan_wgmma},
+    {"mma_sync", &plan_tensor_cores<kMmaSync>},
+    {"wgmma", &plan_tensor_cores<kWgmma>},
 };
 
 }  // namespace
@@ -153,10 +230,11 @@ const VariantList<MatmulPlan> ladder = {kLadderSteps, int(sizeof kLadderSteps / 
 
 oprt_status_t plan(MatmulPlan &p) {
 #if OPRT_MATMUL_TENSOR_CORES
-    // Tensor-core hookup, for f16 / bf16: build a GemmArgs from the plan (data pointers
-    // null: the families decide on shapes, strides and the device), then
-    //   if (wgmma_supports(g, p.dtype))         { p.kernel = kWgmma;   p.kernel_name = "wgmma";    return OPRT_SUCCESS; }
-    //   else if (mma_sync_supports(g, p.dtype)) { p.kernel = kMmaSync; p.kernel_name = "mma_sync"; return OPRT_SUCCESS; }
+    if (p.dtype != OPRT_DTYPE_F32) {
+        if (plan_tensor_cores<kWgmma>(p) == OPRT_SUCCESS) return OPRT_SUCCESS;
+        if (plan_tensor_cores<kMmaSync>(p) == OPRT_SUCCESS) return OPRT_SUCCESS;
+        clear_error();
+    }
 #endif
     return plan_simt(p, vector_layout(p) ? kWarpTiling : kBlocking2d);
 }

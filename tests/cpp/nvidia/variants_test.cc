@@ -134,11 +134,19 @@ TEST_F(NvidiaVariants, Matmul) {
     for_each_variant(
         &oprt_list_matmul_variants,
         [&] {
-            for (oprt_dtype_t dt : all_dtypes()) {
-                for (const auto &s : std::vector<std::vector<int64_t>>{{1, 4, 4}, {7, 36, 20}, {129, 260, 132},
-                                                                       {257, 64, 388}, {33, 1000, 8}})
-                    check_matmul(dt, {{s[0], s[1]}}, {{s[1], s[2]}});
-            }
+            // The tensor-core steps take f16/bf16 whose rows are whole 16-byte chunks (K and N
+            // multiples of 8): those are their dense cases; the SIMT steps take every dtype.
+            const std::string v = UseVariant::current();
+            const bool tensor_cores = v == "mma_sync" || v == "wgmma";
+            const std::vector<oprt_dtype_t> dtypes =
+                tensor_cores ? std::vector<oprt_dtype_t>{OPRT_DTYPE_F16, OPRT_DTYPE_BF16} : all_dtypes();
+            const std::vector<std::vector<int64_t>> shapes =
+                tensor_cores ? std::vector<std::vector<int64_t>>{{1, 8, 8}, {7, 40, 24}, {129, 264, 136},
+                                                                 {257, 64, 392}, {33, 1000, 8}, {300, 4104, 520}}
+                             : std::vector<std::vector<int64_t>>{{1, 4, 4}, {7, 36, 20}, {129, 260, 132},
+                                                                 {257, 64, 388}, {33, 1000, 8}};
+            for (oprt_dtype_t dt : dtypes)
+                for (const auto &s : shapes) check_matmul(dt, {{s[0], s[1]}}, {{s[1], s[2]}});
         },
         [&] {
             for (oprt_dtype_t dt : all_dtypes()) {
