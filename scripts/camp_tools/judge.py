@@ -390,6 +390,11 @@ def stage_timing(op, target, module, bench, kind, backend, dtypes, seed):
     return rows, ceiling_gbps, ladder
 
 
+def _figure(x):
+    """A TFLOPS figure in 3 digits ("-": none)."""
+    return "-" if x is None else f"{x:.3g}"
+
+
 PEER_NAMES = {"numpy": "numpy (np.matmul: OpenBLAS)", "torch": "torch.matmul (cuBLAS)"}
 
 
@@ -410,8 +415,8 @@ def print_score(op, backend, rows, ceiling_gbps, ladder, peer="numpy"):
             frac = f"{100 * r['fraction']:>5.1f}%" if "fraction" in r else f"{'-':>6}"
             print(f"  {'x'.join(map(str, r['shape'])):<16} {r['dtype']:<5} "
                   f"{r['seconds'] * 1e6:>11.1f} {r['tflops']:>8.3g} "
-                  f"{r.get('peer_tflops', math.nan):>11.3g} {frac} "
-                  f"{(r['flops'] / auto / 1e12 if auto else math.nan):>11.3g}  "
+                  f"{_figure(r.get('peer_tflops')):>11} {frac} "
+                  f"{_figure(r['flops'] / auto / 1e12 if auto else None):>11}  "
                   f"{', '.join(beats(r)) or '-'}")
         for r in rows:
             if "peer_why" in r:
