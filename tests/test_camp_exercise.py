@@ -25,9 +25,17 @@ from camp_tools import scaffolds  # noqa: E402
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 
 
-# The CPU variant lists without an exercise: softmax's ladder (ops/softmax/cpu/ladder.cc),
-# the plan's choice alone for the elementwise operators.
-LADDERS = {"softmax": ["three_pass", "online", "vectorized", "auto"], "vector_add": ["auto"]}
+# The CPU variant lists without an exercise: softmax's and matmul's ladders
+# (ops/<op>/cpu/ladder.cc), the plan's choice alone for the elementwise operators.
+LADDERS = {"softmax": ["three_pass", "online", "vectorized", "auto"], "vector_add": ["auto"],
+           "matmul": ["naive", "ikj", "packed", "auto"]}
+
+# A correct body made wrong by one off-by-one store: (text of the correct body, replacement).
+OFF_BY_ONE = {
+    "softmax": ("out[oo + k]", "out[oo + k - (k > 0)]"),
+    "vector_add": ("out[i] =", "out[i > 2 ? i - 1 : i] ="),
+    "matmul": ("c[i * g.c_row + j * g.c_col]", "c[i * g.c_row + (j > 2 ? j - 1 : j) * g.c_col]"),
+}
 
 
 def camp(command, op, student_dir, *extra):
@@ -46,7 +54,7 @@ def listed_variants(op):
     return r.stdout.split()
 
 
-@pytest.mark.parametrize("op", ["softmax", "vector_add"])
+@pytest.mark.parametrize("op", ["softmax", "vector_add", "matmul"])
 def test_exercise_check_reset(op, tmp_path):
     student = tmp_path / "student"
     path = student / "cpu" / f"{op}_student.cc"
@@ -73,8 +81,9 @@ def test_exercise_check_reset(op, tmp_path):
     assert re.search(r"^PASS: \d+ cases", out, re.M), out
 
     # A wrong body is caught too (not only an empty one): off by one element.
-    wrong = scaffolds.correct_body(op, "cpu").replace("out[oo + k]", "out[oo + k - (k > 0)]") \
-        .replace("out[i] =", "out[i > 2 ? i - 1 : i] =")
+    good, bad = OFF_BY_ONE[op]
+    assert good in scaffolds.correct_body(op, "cpu")
+    wrong = scaffolds.correct_body(op, "cpu").replace(good, bad)
     path.write_text(scaffolds.replace_body(path.read_text(), wrong))
     code, out = camp("check", op, student)
     assert code == 1 and "first failing case" in out, out
@@ -87,7 +96,8 @@ def test_exercise_check_reset(op, tmp_path):
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 @pytest.mark.parametrize("op, body", [("relu", "correct"), ("softmax", "correct"),
-                                      ("reduce_sum", "todo")])
+                                      ("reduce_sum", "todo"), ("matmul", "correct"),
+                                      ("matmul", "todo")])
 def test_nvidia_scaffold_compiles(op, body, tmp_path):
     text = scaffolds.render(op, "nvidia")
     if body == "correct":

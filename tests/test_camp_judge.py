@@ -3,7 +3,8 @@ known-wrong solution (scripts/camp_tools/wrong_solutions.py) is rejected with it
 
 CPU always (the sanitizer stage is skipped there, with the reason printed); NVIDIA where a
 GPU is visible to torch and nvcc is on PATH (there compute-sanitizer must catch the racy
-reduction). Builds go to <repo>/build-camp-test (CPU, shared with test_camp_exercise.py)
+reduction and the tiled matmul missing its second barrier). matmul is scored in TFLOPS
+against the peer library (numpy, torch.matmul) instead of the copy ceiling. Builds go to <repo>/build-camp-test (CPU, shared with test_camp_exercise.py)
 and <repo>/build-camp-test-nvidia, with a temporary student dir.
 """
 
@@ -82,14 +83,15 @@ def test_hazard_reports_in_plain_words(tmp_path):
 
 
 def solutions():
-    """reduce_sum on every backend; on NVIDIA every op (each is built and timed: minutes on the
-    CPU machine, where one op shows the flow)."""
-    params = [pytest.param(backend_param.values[0], "reduce_sum", marks=backend_param.marks,
-                           id=f"{backend_param.values[0]}-reduce_sum")
-              for backend_param in backends()]
+    """reduce_sum and matmul (the one op scored against a peer) on every backend; on NVIDIA
+    every op (each is built and timed: minutes on the CPU machine, where two ops show the
+    flow)."""
+    params = [pytest.param(backend_param.values[0], op, marks=backend_param.marks,
+                           id=f"{backend_param.values[0]}-{op}")
+              for backend_param in backends() for op in ("reduce_sum", "matmul")]
     nvidia = params[-1]
     params += [pytest.param("nvidia", op, marks=nvidia.marks, id=f"nvidia-{op}")
-               for op in scaffolds.OPS if op != "reduce_sum"]
+               for op in scaffolds.OPS if op not in ("reduce_sum", "matmul")]
     return params
 
 
@@ -108,7 +110,13 @@ def test_judge_accepts_and_scores_a_correct_solution(backend, op, tmp_path):
         assert "camp judge: hazards: passed" in out, out
         for tool in ("memcheck", "racecheck", "initcheck"):
             assert f"camp judge: {tool}: no hazard" in out, out
-    m = re.search(r"^score: ([\d.]+)% of the copy ceiling", out, re.M)
+    if op == "matmul":  # TFLOPS as a share of the peer's, measured in the same run
+        peer = "numpy" if backend == "cpu" else "torch"
+        assert re.search(r"^\s+case \(MxKxN\)\s+dtype\s+student us\s+TFLOPS\s+peer TFLOPS\s+%peer",
+                         out, re.M), out
+        m = re.search(rf"^score: ([\d.]+)% of {peer}'s TFLOPS", out, re.M)
+    else:
+        m = re.search(r"^score: ([\d.]+)% of the copy ceiling", out, re.M)
     assert m and float(m.group(1)) > 0, out
     assert "ACCEPTED; a new best" in out, out
     board = json.loads(next(student.glob("leaderboard-*.json")).read_text())
@@ -121,11 +129,30 @@ def test_judge_rejects_every_known_wrong_solution(backend, tmp_path):
     student = tmp_path / "student"
     verdicts = {}
     for wrong in wrong_solutions.solutions(backend):
-        write(student, backend, wrong.source)
-        code, out = judge(backend, student, "--no-timing")
+        write(student, backend, wrong.source, wrong.op)
+        code, out = judge(backend, student, "--no-timing", op=wrong.op)
         verdict = next((line for line in out.splitlines() if line.startswith("REJECTED")), None)
         verdicts[wrong.name] = (code, out if verdict is None else out[out.index(verdict):])
     for name, (code, out) in verdicts.items():
         wrong = next(w for w in wrong_solutions.solutions(backend) if w.name == name)
         assert code == 1 and "REJECTED at" in out, f"{name} was not rejected:\n{out[-3000:]}"
         assert re.search(wrong.reason, out), f"{name}: expected /{wrong.reason}/ in\n{out[-3000:]}"
+
+
+def test_the_matmul_score_is_a_share_of_the_peer(capsys):
+    """print_score for matmul (no build needed): TFLOPS, the peer's, %peer, the ladder steps
+    beaten; a row the peer cannot run (numpy has no bf16 GEMM) is shown but not scored."""
+    flops = 2 * 256 ** 3
+    rows = [{"shape": [256, 256, 256], "dtype": "f32", "seconds": flops / 2e12, "flops": flops,
+             "tflops": 2.0, "peer_tflops": 8.0, "fraction": 0.25,
+             "others": {"naive": flops / 1e12, "ikj": flops / 4e12, "auto": flops / 8e12}},
+            {"shape": [256, 256, 256], "dtype": "bf16", "seconds": flops / 1e12, "flops": flops,
+             "tflops": 1.0, "peer_why": "np.matmul has no BLAS kernel for bfloat16",
+             "others": {"naive": flops / 0.5e12}}]
+    score, steps = judge_module.print_score("matmul", "cpu", rows, None, ["naive", "ikj"], "numpy")
+    out = capsys.readouterr().out
+    assert score == pytest.approx(0.25) and steps == ["naive"], out
+    assert re.search(r"256x256x256\s+f32\s+16\.8\s+2\s+8\s+25\.0%\s+8\s+naive$", out, re.M), out
+    assert re.search(r"256x256x256\s+bf16\s+33\.6\s+1\s+-\s+-\s+-\s+naive$", out, re.M), out
+    assert "no %peer for bf16: np.matmul has no BLAS kernel" in out, out
+    assert "score: 25.0% of numpy's TFLOPS" in out, out

@@ -8,8 +8,9 @@
 #include "runtime/internal/plan.h"
 
 // OP: the operator's short name (copy, softmax, ...); BACKEND: OPRT_BACKEND_CPU
-// or OPRT_BACKEND_NVIDIA; PLAN: the operator's plan type (ElementwisePlan or
-// AxisPlan); PLAN_FN / RUN_FN: the variant's plan and launch functions.
+// or OPRT_BACKEND_NVIDIA; PLAN: the operator's plan type (ElementwisePlan, AxisPlan
+// or MatmulPlan: the registry is type-erased, any plan type of runtime/internal/plan.h
+// works); PLAN_FN / RUN_FN: the variant's plan and launch functions.
 #define OPRT_REGISTER_STUDENT_VARIANT(OP, BACKEND, PLAN, PLAN_FN, RUN_FN)                                \
     namespace {                                                                                          \
     const ::oprt::Variant<::oprt::PLAN> oprt_student_variant_{"student", &PLAN_FN, &RUN_FN};             \

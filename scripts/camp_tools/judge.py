@@ -20,8 +20,11 @@ fails rejects it, with the reason in plain words:
 
 Score: per case the time, GB/s and the fraction of the copy ceiling measured in the same
 run (a copy of 1 GiB on a GPU, 256 MiB on the CPU), next to the production kernel and each
-ladder step; the op's score is the geometric mean of those fractions. The best score per
-op is kept in <student dir>/leaderboard-<host>.json.
+ladder step; the op's score is the geometric mean of those fractions. matmul is compute-bound,
+so its fraction is of the peer library instead: the student's TFLOPS over those of the peer
+timed in the same run on the same inputs (numpy's np.matmul, OpenBLAS, on the CPU;
+torch.matmul, cuBLAS, on a GPU). The best score per op is kept in
+<student dir>/leaderboard-<host>.json.
 """
 
 import json
@@ -44,14 +47,19 @@ _KEEP = []
 SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck")
 
 # The judge set: dense shapes a first kernel can take, large enough to leave the caches.
+# matmul's are (M, K, N), sized so that a plain tiled kernel takes milliseconds, not seconds.
 JUDGE_SHAPES = {
     ("elementwise", "cpu"): [(1 << 20,), (1 << 24,)],
     ("elementwise", "nvidia"): [(1 << 20,), (1 << 26,)],
     ("axis", "cpu"): [(1024, 1024), (8192, 1024)],
     ("axis", "nvidia"): [(1024, 1024), (16384, 1024), (4096, 4096)],
+    ("matmul", "cpu"): [(256, 256, 256), (512, 512, 512)],
+    ("matmul", "nvidia"): [(1024, 1024, 1024), (2048, 2048, 2048)],
 }
-# Small cases for the probes and the sanitizers: odd sizes, several rows.
-PROBE_SHAPES = {"elementwise": [(1000,), (4099,)], "axis": [(3, 37), (37, 1000)]}
+# Small cases for the probes and the sanitizers: odd sizes, several rows. matmul (M, K, N):
+# no size a multiple of 16 or 32 (the tails of every tile), K over more than one 32-deep tile.
+PROBE_SHAPES = {"elementwise": [(1000,), (4099,)], "axis": [(3, 37), (37, 1000)],
+                "matmul": [(37, 45, 29), (65, 130, 33)]}
 DEFAULT_PARAMS = {"relu": {"negative_slope": 0.1}, "reduce_sum": {"dim": -1},
                   "softmax": {"dim": -1}}
 
@@ -67,8 +75,9 @@ def register(sub):
     p.add_argument("--build-dir", type=Path, default=None,
                    help="the build folder (default: the one whose library Python loads, as for "
                         "check)")
-    p.add_argument("--dtype", default="f32,bf16", help="comma-separated dtypes to time "
-                                                        "(default: f32,bf16)")
+    p.add_argument("--dtype", default=None, help="comma-separated dtypes to time (default: "
+                                                 "f32,bf16; matmul on the CPU: f32, the one "
+                                                 "numpy has a BLAS kernel for)")
     p.add_argument("--no-timing", action="store_true",
                    help="stop after the correctness stages (no score)")
     p.set_defaults(func=cmd_judge)
@@ -98,11 +107,38 @@ def _setup(op, backend):
 
 
 def num_inputs(op):
-    return 2 if op == "vector_add" else 1
+    return 2 if op in ("vector_add", "matmul") else 1
+
+
+def input_shapes(op, shape):
+    """The input shapes of one judge or probe case: matmul's (M, K, N) is A (M, K) and
+    B (K, N); the other operators take `shape` for every input."""
+    if exercise.scaffolds.OPS[op]["kind"] == "matmul":
+        m, k, n = shape
+        return [(m, k), (k, n)]
+    return [tuple(shape)] * num_inputs(op)
+
+
+def shape_text(op, shape):
+    """A case's shape in a verdict: (3, 37); matmul: 37x45x29 (M x K x N)."""
+    if exercise.scaffolds.OPS[op]["kind"] == "matmul":
+        return "x".join(map(str, shape)) + " (M x K x N)"
+    return str(tuple(shape))
+
+
+def default_dtypes(op, backend):
+    """The dtypes timed without --dtype: f32 and bf16; matmul on the CPU f32 only, since its
+    score needs the peer and numpy has no 16-bit GEMM."""
+    kind = exercise.scaffolds.OPS[op]["kind"]
+    return "f32" if (kind, backend) == ("matmul", "cpu") else "f32,bf16"
 
 
 def _inputs(target, rng, module, shape, dtype):
-    return [target.lib.randn(rng, shape, dtype) for _ in range(num_inputs(module.OP.name))]
+    return [target.lib.randn(rng, s, dtype) for s in input_shapes(module.OP.name, shape)]
+
+
+def _out_shape(module, inputs, params):
+    return tuple(module.OP.out_shape([tuple(x.shape) for x in inputs], params))
 
 
 def check(op, bench, lib, dtype, out, inputs, params):
@@ -125,7 +161,7 @@ def stage_guard(op, target, module, bench, kind, seed):
     for shape in PROBE_SHAPES[kind]:
         for dtype in ("f32", "f16"):
             inputs = _inputs(target, rng, module, shape, dtype)
-            out_shape = tuple(module.OP.out_shape([shape] * len(inputs), params))
+            out_shape = _out_shape(module, inputs, params)
             n = math.prod(out_shape)
             raw = lib.full_nan((n + 2 * GUARD,), dtype)
             out = raw[GUARD:GUARD + n].reshape(out_shape)
@@ -139,12 +175,14 @@ def stage_guard(op, target, module, bench, kind, seed):
                 first = int(changed[0])
                 where = (f"{GUARD - first} elements before the output" if first < GUARD else
                          f"{first - GUARD + 1} elements after its end")
-                raise Rejected("guard", f"writes outside the output: shape {shape} {dtype}, "
+                raise Rejected("guard", f"writes outside the output: shape "
+                                        f"{shape_text(op, shape)} {dtype}, "
                                         f"{changed.size} elements around it changed, the first "
                                         f"{where}")
             ok, _, message = check(module.OP, bench, lib, dtype, out, inputs, params)
             if not ok:
-                raise Rejected("guard", f"wrong result on shape {shape} {dtype}: {message}")
+                raise Rejected("guard", f"wrong result on shape {shape_text(op, shape)} "
+                                        f"{dtype}: {message}")
 
 
 def stage_stale(op, target, module, bench, kind, seed):
@@ -155,8 +193,7 @@ def stage_stale(op, target, module, bench, kind, seed):
     rng = np.random.default_rng(seed)
     shape, dtype = PROBE_SHAPES[kind][-1], "f32"
     inputs = _inputs(target, rng, module, shape, dtype)
-    out_shape = tuple(module.OP.out_shape([shape] * len(inputs), params))
-    out = lib.full_nan(out_shape, dtype)
+    out = lib.full_nan(_out_shape(module, inputs, params), dtype)
     _KEEP.extend((out, *inputs))
     with _prepare(bench, out, inputs, target.backend, params) as prepared:
         prepared.run()
@@ -164,9 +201,9 @@ def stage_stale(op, target, module, bench, kind, seed):
         first = lib.to_f64(out).copy()
         ok, _, message = check(module.OP, bench, lib, dtype, out, inputs, params)
         if not ok:
-            raise Rejected("stale", f"wrong result on shape {shape}: {message}")
+            raise Rejected("stale", f"wrong result on shape {shape_text(op, shape)}: {message}")
         for x in inputs:  # new values in the same buffers
-            lib.assign(x, rng.standard_normal(shape, dtype=np.float32) * 3 + 1)
+            lib.assign(x, rng.standard_normal(tuple(x.shape), dtype=np.float32) * 3 + 1)
         prepared.run()
         lib.synchronize()
         ok, _, message = check(module.OP, bench, lib, dtype, out, inputs, params)
@@ -283,8 +320,8 @@ def run_probe(op, backend):
     for shape in PROBE_SHAPES[kind]:
         for dtype in ("f32", "f16", "bf16"):
             inputs = _inputs(target, rng, module, shape, dtype)
-            out_shape = tuple(module.OP.out_shape([shape] * len(inputs), params))
-            out = target.lib.empty(out_shape, dtype)  # not poisoned: initcheck watches reads
+            # not poisoned: initcheck watches reads
+            out = target.lib.empty(_out_shape(module, inputs, params), dtype)
             with _prepare(bench, out, inputs, target.backend, params) as prepared:
                 prepared.run()
     target.lib.synchronize()
@@ -295,7 +332,9 @@ def run_probe(op, backend):
 
 def stage_timing(op, target, module, bench, kind, backend, dtypes, seed):
     """Times the student, the production kernel (the plan's choice) and every ladder step on
-    the judge set; returns the rows of the score table."""
+    the judge set; returns (the rows of the score table, the copy ceiling in GB/s or None for
+    matmul, the ladder). Each row's "fraction" is what the score averages: of the copy
+    ceiling, or for matmul of the peer's TFLOPS (the peer timed on the student's inputs)."""
     import operator_runtime as ort
     from operator_runtime_testing import cases as case_types
     from operator_runtime_testing.backends import is_not_supported
@@ -303,21 +342,26 @@ def stage_timing(op, target, module, bench, kind, backend, dtypes, seed):
 
     import bench as bench_modules
 
-    wb = Workbench(target, seed)
-    ceiling = measure_ceiling(wb, bench_modules.load("copy"), seed)
-    ceiling_gbps = max(ceiling.ours_gbps, ceiling.peer_gbps)
+    compute = kind == "matmul"
+    # matmul reads each operand many times from the caches whatever the rotation, and its
+    # calls are long: one buffer set, for the student and the peer alike.
+    wb = Workbench(target, seed, rotate_bytes=0 if compute else None)
+    ceiling_gbps = None
+    if not compute:
+        ceiling = measure_ceiling(wb, bench_modules.load("copy"), seed)
+        ceiling_gbps = max(ceiling.ours_gbps, ceiling.peer_gbps)
+    peer = target.lib.name  # numpy on the CPU, torch on a GPU
     ladder = [v for v in ort.variants(op, backend) if v not in ("auto", "student")]
     params = DEFAULT_PARAMS.get(op, {})
     rows = []
     for shape in JUDGE_SHAPES[(kind, backend)]:
-        case = case_types.BenchCase("x".join(map(str, shape)), (shape,) * num_inputs(op),
-                                    params)
+        case = case_types.BenchCase("x".join(map(str, shape)), input_shapes(op, shape), params)
         for dtype in dtypes:
             row = {"shape": list(shape), "dtype": dtype, "others": {}}
             for variant in ["student", None, *ladder]:
                 try:
                     r = run_bench(module.OP, bench, case, dtype, wb, seed, variant=variant,
-                                  peer_names=())
+                                  peer_names=(peer,) if compute and variant == "student" else ())
                 except Exception as exc:  # noqa: BLE001
                     if variant != "student" and is_not_supported(exc):
                         continue
@@ -327,32 +371,77 @@ def stage_timing(op, target, module, bench, kind, backend, dtypes, seed):
                         raise Rejected("timing", f"the outputs of the timed calls are wrong "
                                                  f"({case.name} {dtype}): {r.message}")
                     continue
-                seconds = r.ours_s  # the dram condition: buffers rotated through 4x the cache
-                if variant == "student":
-                    row.update(seconds=seconds, gbps=r.nbytes / seconds / 1e9,
-                               ceiling=r.nbytes / seconds / 1e9 / ceiling_gbps)
-                else:
+                seconds = r.ours_s  # the dram condition (memory-bound: buffers rotated)
+                if variant != "student":
                     row["others"][variant or "auto"] = seconds
+                    continue
+                row.update(seconds=seconds, gbps=r.nbytes / seconds / 1e9)
+                if not compute:
+                    row["fraction"] = row["gbps"] / ceiling_gbps
+                    continue
+                row.update(flops=r.flops, tflops=r.flops / seconds / 1e12)
+                result, timing = r.peers.get(peer), r.peer_timing(peer)
+                if timing is not None and result.ok:
+                    row["peer_tflops"] = r.flops / timing.best_s / 1e12
+                    row["fraction"] = row["tflops"] / row["peer_tflops"]
+                else:  # the peer cannot run this dtype (numpy: no 16-bit GEMM) or was wrong
+                    row["peer_why"] = (result.why or result.message) if result else "not run"
             rows.append(row)
     return rows, ceiling_gbps, ladder
 
 
-def print_score(op, backend, rows, ceiling_gbps, ladder):
-    print(f"\ncamp judge: {op} on {backend}; copy ceiling {ceiling_gbps:.1f} GB/s measured in "
-          f"this run (time: the benchmark's, buffers rotated through 4x the last-level cache)")
-    print(f"  {'case':<14} {'dtype':<5} {'student us':>11} {'GB/s':>8} {'%ceil':>6} "
-          f"{'auto us':>9}  beats")
-    for r in rows:
-        beats = [v for v in ladder if v in r["others"] and r["others"][v] > r["seconds"]]
-        auto = r["others"].get("auto")
-        print(f"  {'x'.join(map(str, r['shape'])):<14} {r['dtype']:<5} {r['seconds'] * 1e6:>11.1f} "
-              f"{r['gbps']:>8.1f} {100 * r['ceiling']:>5.0f}% "
-              f"{(auto or math.nan) * 1e6:>9.1f}  {', '.join(beats) or '-'}")
-    score = math.exp(sum(math.log(max(r["ceiling"], 1e-9)) for r in rows) / len(rows))
-    steps = [v for v in ladder if all(v in r["others"] and r["others"][v] > r["seconds"]
-                                      for r in rows)]
-    print(f"score: {100 * score:.1f}% of the copy ceiling (geometric mean over the judge set); "
-          f"faster than {', '.join(steps) if steps else 'no ladder step'} on every case")
+def _figure(x):
+    """A TFLOPS figure in 3 digits ("-": none)."""
+    return "-" if x is None else f"{x:.3g}"
+
+
+PEER_NAMES = {"numpy": "numpy (np.matmul: OpenBLAS)", "torch": "torch.matmul (cuBLAS)"}
+
+
+def print_score(op, backend, rows, ceiling_gbps, ladder, peer="numpy"):
+    """Prints the score table; returns (score or None when no row has a fraction, the ladder
+    steps beaten on every case)."""
+    def beats(r):
+        return [v for v in ladder if v in r["others"] and r["others"][v] > r["seconds"]]
+
+    if ceiling_gbps is None:  # matmul: TFLOPS against the peer
+        how = "CUDA-graph replays" if backend == "nvidia" else "back-to-back calls"
+        print(f"\ncamp judge: {op} on {backend}; peer {PEER_NAMES.get(peer, peer)} timed in this "
+              f"run on the same inputs (one buffer set, {how})")
+        print(f"  {'case (MxKxN)':<16} {'dtype':<5} {'student us':>11} {'TFLOPS':>8} "
+              f"{'peer TFLOPS':>11} {'%peer':>6} {'auto TFLOPS':>11}  beats")
+        for r in rows:
+            auto = r["others"].get("auto")
+            frac = f"{100 * r['fraction']:>5.1f}%" if "fraction" in r else f"{'-':>6}"
+            print(f"  {'x'.join(map(str, r['shape'])):<16} {r['dtype']:<5} "
+                  f"{r['seconds'] * 1e6:>11.1f} {r['tflops']:>8.3g} "
+                  f"{_figure(r.get('peer_tflops')):>11} {frac} "
+                  f"{_figure(r['flops'] / auto / 1e12 if auto else None):>11}  "
+                  f"{', '.join(beats(r)) or '-'}")
+        for r in rows:
+            if "peer_why" in r:
+                print(f"  (no %peer for {r['dtype']}: {r['peer_why']})")
+        what = f"of {peer}'s TFLOPS"
+    else:
+        print(f"\ncamp judge: {op} on {backend}; copy ceiling {ceiling_gbps:.1f} GB/s measured in "
+              f"this run (time: the benchmark's, buffers rotated through 4x the last-level cache)")
+        print(f"  {'case':<14} {'dtype':<5} {'student us':>11} {'GB/s':>8} {'%ceil':>6} "
+              f"{'auto us':>9}  beats")
+        for r in rows:
+            auto = r["others"].get("auto")
+            print(f"  {'x'.join(map(str, r['shape'])):<14} {r['dtype']:<5} "
+                  f"{r['seconds'] * 1e6:>11.1f} {r['gbps']:>8.1f} {100 * r['fraction']:>5.0f}% "
+                  f"{(auto or math.nan) * 1e6:>9.1f}  {', '.join(beats(r)) or '-'}")
+        what = "of the copy ceiling"
+    steps = [v for v in ladder if all(v in beats(r) for r in rows)]
+    faster = f"faster than {', '.join(steps) if steps else 'no ladder step'} on every case"
+    scored = [r["fraction"] for r in rows if "fraction" in r]
+    if not scored:
+        print(f"no score: no case has a peer time to compare with (time f32: --dtype f32); "
+              f"{faster}")
+        return None, steps
+    score = math.exp(sum(math.log(max(f, 1e-9)) for f in scored) / len(scored))
+    print(f"score: {100 * score:.1f}% {what} (geometric mean over the judge set); {faster}")
     return score, steps
 
 
@@ -368,8 +457,9 @@ def record(args, op, backend, score, rows, steps):
     except (OSError, ValueError):
         board = {}
     key = f"{op}/{backend}"
+    keys = ("shape", "dtype", "seconds", "gbps", "tflops", "peer_tflops")
     entry = {"score": score, "beats": steps, "when": time.strftime("%Y-%m-%d %H:%M"),
-             "cases": [{k: r[k] for k in ("shape", "dtype", "seconds", "gbps")} for r in rows]}
+             "cases": [{k: r[k] for k in keys if k in r} for r in rows]}
     best = board.get(key)
     improved = best is None or score > best["score"]
     if improved:
@@ -410,13 +500,16 @@ def cmd_judge(args):
         if args.no_timing:
             print("ACCEPTED (correctness only: --no-timing)")
             return 0
-        dtypes = [d for d in args.dtype.split(",") if d]
+        dtypes = [d for d in (args.dtype or default_dtypes(args.op, backend)).split(",") if d]
         rows, ceiling_gbps, ladder = stage_timing(args.op, target, module, bench, kind, backend,
                                                   dtypes, seed)
     except Rejected as verdict:
         print(f"REJECTED at {verdict.stage}: {verdict.reason}")
         return 1
-    score, steps = print_score(args.op, backend, rows, ceiling_gbps, ladder)
+    score, steps = print_score(args.op, backend, rows, ceiling_gbps, ladder, target.lib.name)
+    if score is None:
+        print("ACCEPTED (no score: nothing to compare with)")
+        return 0
     best, improved = record(args, args.op, backend, score, rows, steps)
     print("ACCEPTED; " + ("a new best, " if improved else
                           f"your best stays {100 * best['score']:.1f}% ({best['when']}), ")

@@ -2,10 +2,14 @@
 
 A scaffold compiles as it is: its kernel body is a TODO between the two MARK lines
 (writing nothing, so `camp.py check` fails with the first wrong element). The plan
-function, the launch code and the registration are already wired. Each exercise
-handles the dense layout only; other layouts are declined (OPRT_ERR_NOT_SUPPORTED,
-reported by check as skipped) so the first kernel stays short.
+function, the launch code and the registration are already wired. The memory-bound
+exercises (kinds elementwise and axis) handle the dense layout only; other layouts are
+declined (OPRT_ERR_NOT_SUPPORTED, reported by check as skipped) so the first kernel
+stays short. The matmul exercise (kind matmul, the camp's capstone) accepts every
+layout: its body reads A, B and C through the plan's strides.
 """
+
+import textwrap
 
 BEGIN = "// ---- TODO(student): begin ----"
 END = "// ---- TODO(student): end ----"
@@ -44,6 +48,14 @@ OPS = {
                   "long rows: a single float accumulator loses precision; several partial sums "
                   "(or a tree) keep it"],
     },
+    "matmul": {
+        "kind": "matmul",
+        "math": "C[i][j] = sum over p of A[i][p] * B[p][j], summed in float and rounded once",
+        "hints": ["K == 0 gives C = 0 (the sums start at 0 and are still stored)",
+                  "every layout reaches this body (transposed, strided, broadcast with stride "
+                  "0): always index through the strides, never assume a stride of 1",
+                  "next steps: the ladder in docs/kernels/matmul.md"],
+    },
     "softmax": {
         "kind": "axis",
         "check_out_axis": "true",
@@ -69,7 +81,10 @@ _HEADER = """// Exercise: {op} on {backend_title}, the "student" variant (made b
 
 
 def _hint_lines(spec, extra):
-    return "\n".join(f"    //  - {h}" for h in list(extra) + spec["hints"])
+    """The hints as comment lines, each wrapped to the width of the code around it."""
+    return "\n".join(textwrap.fill(h, width=100, initial_indent="    //  - ",
+                                    subsequent_indent="    //    ")
+                      for h in list(extra) + spec["hints"])
 
 
 def render(op, backend):
@@ -77,9 +92,12 @@ def render(op, backend):
     header = _HEADER.format(op=op, backend=backend,
                             backend_title="the CPU" if backend == "cpu" else "an NVIDIA GPU")
     template = {("elementwise", "cpu"): _EW_CPU, ("axis", "cpu"): _AXIS_CPU,
-                ("elementwise", "nvidia"): _EW_CUDA, ("axis", "nvidia"): _AXIS_CUDA}[
+                ("matmul", "cpu"): _MM_CPU, ("elementwise", "nvidia"): _EW_CUDA,
+                ("axis", "nvidia"): _AXIS_CUDA, ("matmul", "nvidia"): _MM_CUDA}[
                     (spec["kind"], backend)]
-    if spec["kind"] == "elementwise":
+    if spec["kind"] == "matmul":
+        extra = _MM_HINTS[backend]
+    elif spec["kind"] == "elementwise":
         extra = ["one loop over i in [0, n)" if backend == "cpu" else
                  "i = blockIdx.x * blockDim.x + threadIdx.x (64-bit: int64_t), then loop with "
                  "i += gridDim.x * blockDim.x (a grid-stride loop) while i < n",
@@ -100,6 +118,8 @@ def correct_body(op, backend):
     """A correct body for the TODO region (the project's own test of the exercise flow)."""
     spec = OPS[op]
     conv = "" if backend == "cpu" else "dev::"
+    if spec["kind"] == "matmul":
+        return _MM_CPU_BODY if backend == "cpu" else _MM_CUDA_BODY
     if spec["kind"] == "elementwise":
         expr = {
             "copy": "in0[i]",
@@ -370,4 +390,188 @@ oprt_status_t run(const AxisPlan &p, const ExecArgs &a) {{
 
 OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_NVIDIA, AxisPlan, oprt::{op}::student_nvidia::plan,
                               oprt::{op}::student_nvidia::run)
+"""
+
+
+# ---- matmul: the capstone -------------------------------------------------------------------
+
+_MM_HINTS = {
+    "cpu": [
+        "first, the definition: for each (i, j) a float sum over p, stored with from_f32<T>; "
+        "widen inputs with to_f32(x)",
+        "faster, the i-k-j order: a row of float accumulators acc[0 .. N) per row i; for each "
+        "p, acc[j] += A[i][p] * B[p][j] for every j, so the inner loop walks along a row of B "
+        "and C (stride 1 when they are row-major: the compiler vectorizes it); then store the "
+        "row of C",
+        "the next step, cache blocking: C in tiles and K in slices, so that the slices of A "
+        "and B in use stay in the caches (the CPU ladder's 'packed' step)",
+    ],
+    "nvidia": [
+        "this thread's element of C: row i = blockIdx.y * kTile + threadIdx.y, column "
+        "j = blockIdx.x * kTile + threadIdx.x (int64_t)",
+        "walk K in tiles of kTile: per tile, each thread loads one element of A (row i, column "
+        "p0 + threadIdx.x) and one of B (row p0 + threadIdx.y, column j) into __shared__ float "
+        "arrays As[kTile][kTile] and Bs[kTile][kTile]; __syncthreads(); then kTile products "
+        "As[threadIdx.y][p] * Bs[p][threadIdx.x] into a float accumulator; __syncthreads() again "
+        "before the next tile overwrites the arrays",
+        "tails: M, N and K need not be multiples of kTile: load 0.0f past M, N or K (a zero "
+        "adds nothing) and store only where i < M and j < N; every thread must reach every "
+        "__syncthreads(), so no early return before the loop",
+        "widen with dev::to_f32(x), store with dev::from_f32<T>(value)",
+    ],
+}
+
+_MM_STRIDES = """\
+// C (M x N) = A (M x K) @ B (K x N), M = g.m, N = g.n, K = g.k, every operand
+// through its strides in elements (from the plan; an input stride is 0 where the
+// input is broadcast along that dim):
+//   A[i][p] = a[i * g.a_row + p * g.a_col]
+//   B[p][j] = b[p * g.b_row + j * g.b_col]
+//   C[i][j] = c[i * g.c_row + j * g.c_col]"""
+
+_MM_CPU = """#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/internal/dtype.h"
+#include "runtime/internal/student.h"
+
+namespace oprt::{op}::student_cpu {{
+namespace {{
+
+// {math}.
+""" + _MM_STRIDES + """
+// T is the storage type: float, f16_t or bf16_t.
+template <typename T>
+void student_kernel(const MatmulPlan &g, const T *a, const T *b, T *c) {{
+    {begin}
+    // Hints:
+{hints}
+    (void)g, (void)a, (void)b, (void)c;
+    {end}
+}}
+
+// The variant's plan hook: the body reads every operand through its strides, so this
+// exercise accepts every layout (row- and column-major, strided, broadcast).
+oprt_status_t plan(MatmulPlan &p) {{
+    p.kernel = 0;
+    p.kernel_name = "student";
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}}
+
+template <typename T>
+void run_typed(const MatmulPlan &p, const ExecArgs &a) {{
+    student_kernel<T>(p, static_cast<const T *>(a.in0), static_cast<const T *>(a.in1), static_cast<T *>(a.out));
+}}
+
+oprt_status_t run(const MatmulPlan &p, const ExecArgs &a) {{
+    switch (p.dtype) {{
+    case OPRT_DTYPE_F32: run_typed<float>(p, a); break;
+    case OPRT_DTYPE_F16: run_typed<f16_t>(p, a); break;
+    case OPRT_DTYPE_BF16: run_typed<bf16_t>(p, a); break;
+    }}
+    return OPRT_SUCCESS;
+}}
+
+}}  // namespace
+}}  // namespace oprt::{op}::student_cpu
+
+OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_CPU, MatmulPlan, oprt::{op}::student_cpu::plan,
+                              oprt::{op}::student_cpu::run)
+"""
+
+_MM_CUDA = _CUDA_COMMON + """
+namespace oprt::{op}::student_nvidia {{
+namespace {{
+
+constexpr const char *kOp = "oprt_execute_{op} (student)";
+// The launch: one block of kTile x kTile threads per kTile x kTile tile of C, thread
+// (threadIdx.y, threadIdx.x) owning one element; blockIdx.x walks the tiles along N,
+// blockIdx.y along M. 32 x 32 = 1024 threads, the most a block may have; 16 also works.
+constexpr int kTile = 32;
+
+// {math}.
+""" + _MM_STRIDES + """
+// T is float, dev::half_t or dev::bf16_t.
+template <typename T>
+__global__ void __launch_bounds__(kTile * kTile) student_kernel(MatmulPlan g, const T *a, const T *b, T *c) {{
+    {begin}
+    // Hints:
+{hints}
+    (void)g, (void)a, (void)b, (void)c;
+    {end}
+}}
+
+// The variant's plan hook: the body reads every operand through its strides, so every
+// layout is accepted; only a C too tall for the grid (65535 rows of blocks) is declined.
+oprt_status_t plan(MatmulPlan &p) {{
+    if ((p.m + kTile - 1) / kTile > 65535)
+        return fail(OPRT_ERR_NOT_SUPPORTED, "the {op} exercise launches a row of blocks per %d rows of C, "
+                    "at most 65535 rows of blocks (here M = %lld)", kTile, (long long)p.m);
+    p.kernel = 0;
+    p.kernel_name = "student";
+    p.workspace_bytes = 0;
+    return OPRT_SUCCESS;
+}}
+
+template <typename T>
+void launch(const MatmulPlan &p, const ExecArgs &a) {{
+    // The frontend never runs an empty C, so both grid dimensions are at least 1.
+    const dim3 threads(kTile, kTile);
+    const dim3 blocks(unsigned((p.n + kTile - 1) / kTile), unsigned((p.m + kTile - 1) / kTile));
+    student_kernel<T><<<blocks, threads, 0, static_cast<dev::stream_t>(a.stream)>>>(
+        p, static_cast<const T *>(a.in0), static_cast<const T *>(a.in1), static_cast<T *>(a.out));
+}}
+
+oprt_status_t run(const MatmulPlan &p, const ExecArgs &a) {{
+    // The frontend has checked the buffers and made their device current.
+    switch (p.dtype) {{
+    case OPRT_DTYPE_F32: launch<float>(p, a); break;
+    case OPRT_DTYPE_F16: launch<dev::half_t>(p, a); break;
+    case OPRT_DTYPE_BF16: launch<dev::bf16_t>(p, a); break;
+    }}
+    return gpu::check_launch(kOp, "student");
+}}
+
+}}  // namespace
+}}  // namespace oprt::{op}::student_nvidia
+
+OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_NVIDIA, MatmulPlan, oprt::{op}::student_nvidia::plan,
+                              oprt::{op}::student_nvidia::run)
+"""
+
+# The i-k-j order: a row of C summed in float, one pass over B's row p per p.
+_MM_CPU_BODY = """\
+    std::vector<float> acc(size_t(g.n));
+    for (int64_t i = 0; i < g.m; ++i) {
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        for (int64_t p = 0; p < g.k; ++p) {
+            const float aip = to_f32(a[i * g.a_row + p * g.a_col]);
+            const T *brow = b + p * g.b_row;
+            for (int64_t j = 0; j < g.n; ++j) acc[size_t(j)] += aip * to_f32(brow[j * g.b_col]);
+        }
+        for (int64_t j = 0; j < g.n; ++j) c[i * g.c_row + j * g.c_col] = from_f32<T>(acc[size_t(j)]);
+    }
+"""
+
+# Shared-memory tiles: the block stages a kTile x kTile tile of A and of B per step of K,
+# and each thread reads its row of As and column of Bs from there.
+_MM_CUDA_BODY = """\
+    __shared__ float As[kTile][kTile];
+    __shared__ float Bs[kTile][kTile];
+    const int ty = threadIdx.y, tx = threadIdx.x;
+    const int64_t i = int64_t(blockIdx.y) * kTile + ty;
+    const int64_t j = int64_t(blockIdx.x) * kTile + tx;
+    float acc = 0.0f;
+    for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {
+        const int64_t pa = p0 + tx, pb = p0 + ty;  // this thread's column of A, row of B
+        As[ty][tx] = i < g.m && pa < g.k ? dev::to_f32(a[i * g.a_row + pa * g.a_col]) : 0.0f;
+        Bs[ty][tx] = pb < g.k && j < g.n ? dev::to_f32(b[pb * g.b_row + j * g.b_col]) : 0.0f;
+        __syncthreads();  // both tiles complete
+        for (int p = 0; p < kTile; ++p) acc += As[ty][p] * Bs[p][tx];
+        __syncthreads();  // every thread done reading before the next tiles overwrite them
+    }
+    if (i < g.m && j < g.n) c[i * g.c_row + j * g.c_col] = dev::from_f32<T>(acc);
 """

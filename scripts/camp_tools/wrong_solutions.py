@@ -4,7 +4,8 @@ Each is a student file made from the scaffold with one classic mistake. `camp.py
 must reject every one with a verdict that matches `reason` (a regex).
 The mistakes are the ones contest judges see most: a reduction without a barrier, a kernel
 that ignores the tail, an accumulator too narrow for long rows, a result remembered by
-buffer address, a write past the end of the output.
+buffer address, a write past the end of the output; for matmul, a K loop over whole tiles
+only (the K tail ignored) and a tiled kernel missing its second barrier.
 """
 
 from dataclasses import dataclass
@@ -109,7 +110,37 @@ def _racy():
                  text)
 
 
+# ---- matmul ---------------------------------------------------------------------------------
+
+def _matmul_k_tail(backend):
+    # K walked in whole steps of 16 (CPU) or whole tiles (GPU): the last K % 16 (K % kTile)
+    # products of every sum are missing. The probe shapes have K = 45 and 130.
+    if backend == "cpu":
+        body = scaffolds.correct_body("matmul", "cpu").replace(
+            "for (int64_t p = 0; p < g.k; ++p) {", "for (int64_t p = 0; p < g.k / 16 * 16; ++p) {")
+    else:
+        body = scaffolds.correct_body("matmul", "nvidia").replace(
+            "for (int64_t p0 = 0; p0 < g.k; p0 += kTile) {",
+            "for (int64_t p0 = 0; p0 + kTile <= g.k; p0 += kTile) {")
+    assert body != scaffolds.correct_body("matmul", backend)
+    return Wrong("matmul_ignores_k_tail", "matmul", backend,
+                 r"wrong result on shape 37x45x29 \(M x K x N\) f32",
+                 _with_body("matmul", backend, body))
+
+
+def _matmul_one_barrier():
+    # The barrier after the products is gone: a fast thread loads the next tiles into As and
+    # Bs while slower ones still read the current ones (a write-after-read race).
+    good = scaffolds.correct_body("matmul", "nvidia")
+    second = "        __syncthreads();  // every thread done reading before the next tiles overwrite them\n"
+    assert second in good
+    body = good.replace(second, "        // missing: __syncthreads(), so the next tiles may overwrite these while read\n")
+    return Wrong("matmul_missing_second_barrier", "matmul", "nvidia", r"racecheck: a data race",
+                 _with_body("matmul", "nvidia", body))
+
+
 def solutions(backend):
     """The known-wrong solutions for `backend`."""
-    common = [_tail(backend), _low_precision(backend), _cached(backend), _out_of_bounds(backend)]
-    return common + ([_racy()] if backend == "nvidia" else [])
+    common = [_tail(backend), _low_precision(backend), _cached(backend), _out_of_bounds(backend),
+              _matmul_k_tail(backend)]
+    return common + ([_racy(), _matmul_one_barrier()] if backend == "nvidia" else [])
