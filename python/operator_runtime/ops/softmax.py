@@ -6,7 +6,8 @@ from typing import Optional
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import describe_input, empty_like_input, normalize_dim, prepare, run_once
+from .. import _fast_path
+from ._common import describe_input, normalize_dim, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
@@ -15,11 +16,11 @@ _NAMES = ("out", "src")
 def softmax(src: A, dim: int = -1, *, out: Optional[A] = None, backend: Backend = "auto",
             variant: Optional[str] = None) -> A:
     known = None
-    if out is None:
-        out, known = empty_like_input("softmax", src)
-        ndim = len(out.shape)
+    if _fast_path.kind_of(src) is not None:
+        ndim = len(src.shape)  # a plain numpy array or torch tensor
     else:
-        ndim = describe_input("softmax", src).ndim
+        s = describe_input("softmax", src)
+        ndim, known = s.ndim, {1: s}
     params = {"dim": normalize_dim("softmax", dim, ndim)}
     return run_once("softmax", "softmax", _NAMES, (out, src), params, backend, variant,
                     known=known)
