@@ -2,26 +2,32 @@
 tensors, read from their cheap attributes.
 
 A one-shot call on arrays of a layout seen before needs no Operand: the cached descriptor
-was made for arrays with the same dtype, shape, strides and device, which describe()
-checked then. What the key must hold, per array library:
+was made by a call on arrays of the same layout, which describe() checked then (a key is
+cached only after its call succeeded). So the key must hold everything describe() and
+the descriptor depend on, per array library:
 
-- numpy: the exact type np.ndarray (no subclass, no masked array), dtype, shape, byte
-  strides, and whether the output is writable (a read-only output is refused by the slow
-  path, so such a key is never cached).
-- torch: the exact type torch.Tensor (no subclass, e.g. nn.Parameter), a strided layout,
-  neither the negative nor the conjugate bit (such inputs are resolved into a copy by the
-  slow path), dtype, shape, element strides, CPU or CUDA device index, whether the output
-  requires grad, and for CUDA tensors the current stream (the descriptor's workspace was
-  allocated on it, and it is what the call is queued on). A CUDA call on a device other
-  than the current one takes the slow path (it switches device for the launch).
+- numpy: each array's exact class (the first one is np.ndarray itself, no subclass such
+  as a masked array), dtype, shape and byte strides, and whether the output is writable
+  (a read-only output is refused by the slow path).
+- torch: each tensor's exact class (the first one is torch.Tensor itself, no subclass),
+  dtype, shape, element strides, device and layout, whether the output requires grad
+  (refused as an output by the slow path), and for CUDA tensors the current stream (the
+  descriptor's workspace was allocated on it, and it is what the call is queued on).
+  Tensors with the negative or conjugate bit get no key (the slow path resolves such an
+  input into a copy), nor does a CUDA call on another device than the current one (the
+  slow path switches device for the launch).
 
-Anything else (CuPy, DLPack producers, mixed libraries) gets no fast key and takes the slow
-path, which describes every array. The caller adds the operator, backend, variant and
-parameters to the key, and passes the arrays to C through the kind's reader_for(): a
-function of one array, called in C (map) on a hit, with no Python frame per array.
+A new output (relu(x) without out=) is allocated like the first input, so its layout
+follows from the inputs': the key says "new" in its place.
+
+Anything else (CuPy, DLPack producers) gets no fast key and takes the slow path, which
+describes every array. The caller adds the operator, backend, variant and parameters to
+the key, and passes the arrays to C through the kind's readers_for(): a function of one
+array, mapped over the arrays in C on a hit, with no Python frame per array.
 """
 
 import ctypes
+import operator
 import sys
 
 from ._arrays import numpy_dtype_code
@@ -39,38 +45,36 @@ def interface_pointer(a):
 
 
 class NumpyFast:
-    """Keys, pointers and results of plain numpy arrays."""
+    """Keys, pointers and new outputs of plain numpy arrays."""
 
-    tag = "numpy"
+    _layout = operator.attrgetter("__class__", "dtype", "shape", "strides")
 
     def __init__(self, np):
         self.np = np
-        self.ndarray = np.ndarray
 
     def key(self, arrays, new_out):
-        """(whether the output is writable, or "new" for a new output; (dtype, shape,
-        strides) of each given array), or None when one is not a plain numpy array."""
-        ndarray = self.ndarray
+        """("new" for a new output, else whether the output is writable; then (class,
+        dtype, shape, byte strides) of each given array), or None for an argument that is
+        no array."""
         given = arrays[1:] if new_out else arrays
-        for a in given:
-            if type(a) is not ndarray:
-                return None
-        return ("new" if new_out else arrays[0].flags.writeable,
-                *[(a.dtype, a.shape, a.strides) for a in given])
+        try:
+            return ("new" if new_out else arrays[0].flags.writeable, *map(self._layout, given))
+        except AttributeError:
+            return None
 
     @staticmethod
     def stream_of(key):
         return None
 
     @staticmethod
-    def reader_for(arrays):
-        """How to pass arrays laid out like `arrays` (same dtypes, shapes and strides) to C:
-        through the buffer protocol where each layout exports one (contiguous, not empty,
-        not bfloat16, which numpy cannot describe in a buffer), else by the pointer in
-        __array_interface__ (a read-only array, found when the buffer is refused, too)."""
+    def readers_for(arrays):
+        """How to pass arrays laid out like `arrays` (same dtypes, shapes and strides) to C,
+        and how when one is read-only: through the buffer protocol where each layout
+        exports one (writable, contiguous, not empty, not bfloat16, which numpy cannot
+        describe in a buffer), else by the pointer in __array_interface__."""
         if all(a.flags.c_contiguous and a.size and a.dtype.char in "fe" for a in arrays):
-            return _buffer_view
-        return interface_pointer
+            return _buffer_view, interface_pointer
+        return interface_pointer, interface_pointer
 
     @staticmethod
     def supported(src, max_dims):
@@ -84,14 +88,16 @@ class NumpyFast:
 
 
 class TorchFast:
-    """Keys, pointers and results of plain torch tensors (CPU or CUDA)."""
+    """Keys, pointers and new outputs of plain torch tensors (CPU or CUDA)."""
 
-    tag = "torch"
+    _layout = operator.attrgetter("__class__", "dtype", "shape", "device", "layout")
 
     def __init__(self, torch):
         self.torch = torch
-        self.tensor = torch.Tensor
-        self._data_ptr = torch.Tensor.data_ptr
+        tensor = torch.Tensor
+        self._data_ptr = tensor.data_ptr
+        self._stride = tensor.stride
+        self._lazy = (tensor.is_neg, tensor.is_conj)
         self.strided = torch.strided
         self.contiguous = torch.contiguous_format
         self.dtypes = frozenset((torch.float32, torch.float16, torch.bfloat16))
@@ -101,21 +107,19 @@ class TorchFast:
         self.current_device = getattr(c, "_cuda_getDevice", None)
         self.current_stream = getattr(c, "_cuda_getCurrentRawStream", None)
 
-    def reader_for(self, arrays):
-        """How to pass tensors to C: their data pointer."""
-        return self._data_ptr
-
     def key(self, arrays, new_out):
-        """(whether the output requires grad, or "new" for a new output; the current CUDA
-        stream (None on the CPU); (dtype, shape, strides, device, layout) of each given
-        tensor), or None when one is not a plain tensor, or the first is a CUDA tensor on
-        another device than the current one."""
-        tensor = self.tensor
+        """("new" for a new output, else whether the output requires grad; the current
+        CUDA stream (None on the CPU); (class, dtype, shape, device, layout) of each given
+        tensor, then the strides of each), or None (see the module's docstring)."""
         given = arrays[1:] if new_out else arrays
-        for t in given:
-            if type(t) is not tensor or t.is_neg() or t.is_conj():
-                return None
+        is_neg, is_conj = self._lazy
         first = given[0]
+        try:
+            if any(map(is_neg, given)) or any(map(is_conj, given)):
+                return None
+            layouts = (*map(self._layout, given), *map(self._stride, given))
+        except (TypeError, RuntimeError):  # not a tensor; no strides (sparse, ...)
+            return None
         stream = None
         if first.is_cuda:
             device = first.get_device()
@@ -123,15 +127,15 @@ class TorchFast:
                     or self.current_device() != device):
                 return None
             stream = self.current_stream(device)
-        try:
-            layouts = [(t.dtype, t.shape, t.stride(), t.device, t.layout) for t in given]
-        except RuntimeError:  # a layout without strides (sparse, ...): the slow path says so
-            return None
         return ("new" if new_out else first.requires_grad, stream, *layouts)
 
     @staticmethod
     def stream_of(key):
         return key[1]
+
+    def readers_for(self, arrays):
+        """How to pass tensors to C: their data pointer."""
+        return self._data_ptr, self._data_ptr
 
     def supported(self, src, max_dims):
         return (src.dtype in self.dtypes and not (src.is_neg() or src.is_conj())
@@ -144,11 +148,11 @@ class TorchFast:
         return self.torch.empty_like(src, memory_format=self.contiguous)
 
 
-_kinds = {}  # type -> NumpyFast, TorchFast or None (no fast path), filled on first sight
+_kinds = {}  # class -> NumpyFast, TorchFast or None (no fast path), filled on first sight
 
 
 def kind_of(array):
-    """The fast path of array's exact type, or None."""
+    """The fast path of array's exact class (np.ndarray, torch.Tensor), or None."""
     t = type(array)
     try:
         return _kinds[t]

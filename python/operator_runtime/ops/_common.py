@@ -19,7 +19,7 @@ class _Plan(_plan_cache.Entry):
     the fast path, the arguments of its C execute call other than the data pointers, built
     once, so that a call on a layout seen before is one ctypes call."""
 
-    __slots__ = ("prepared", "execute", "head", "read", "stream")
+    __slots__ = ("prepared", "execute", "head", "read", "read_any", "stream")
 
     def __init__(self, prepared, arrays=None, fast=None, layout=None):
         super().__init__()
@@ -28,7 +28,8 @@ class _Plan(_plan_cache.Entry):
             ws = prepared._workspace
             self.execute = prepared._c.execute
             self.head = (prepared._desc, ws and ws.ptr, prepared.workspace_size)
-            self.read = fast.reader_for(arrays)  # array -> what the C call takes for it
+            # array -> what the C call takes for it; read_any: also for a read-only array
+            self.read, self.read_any = fast.readers_for(arrays)
             self.stream = fast.stream_of(layout)  # the CUDA stream of the key; None on the host
 
     def close(self):
@@ -68,7 +69,7 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
                                                           or type(variant) is str):
         layout = fast.key(arrays, new_out)
         if layout is not None:
-            key = (op, backend, variant, *map(_param_key, params.values()), fast.tag, layout)
+            key = (op, backend, variant, tuple(map(_param_key, params.values())), layout)
             plan = _plan_cache.acquire(key)
             if plan is not None:  # the layout was checked when the plan was cached
                 if new_out:
@@ -76,8 +77,7 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
                 try:
                     status = plan.execute(*plan.head, *map(plan.read, arrays), plan.stream)
                 except TypeError:  # a read-only numpy array exports no writable buffer
-                    status = plan.execute(*plan.head, *map(_fast_path.interface_pointer, arrays),
-                                          plan.stream)
+                    status = plan.execute(*plan.head, *map(plan.read_any, arrays), plan.stream)
                 finally:
                     _plan_cache.release(plan)
                 if status:
