@@ -12,9 +12,10 @@ without waiting, so an entry (its workspace) is never used by two calls at once;
 thread with the same key meanwhile makes its own, and the cache keeps one of them. A hit
 takes no cache-wide lock: one dict lookup, the entry's lock, and a flag set.
 
-Bounded: beyond CAPACITY entries, the oldest entry not used since the last sweep is
-destroyed (the CLOCK approximation of least-recently-used: a hit sets the entry's `used`
-flag; a sweep gives a used entry a second chance, clearing the flag). Cleared at
+Bounded: beyond CAPACITY entries, the oldest entry not hit since it was cached or since
+the last sweep is destroyed (the CLOCK approximation of least-recently-used: a hit sets
+the entry's `used` flag; a sweep gives a used entry a second chance at the back, clearing
+the flag), so that a layout called again and again stays among many seen once. Cleared at
 interpreter exit, and forgotten (never destroyed) in a forked child.
 """
 
@@ -35,7 +36,7 @@ class Entry:
 
     def __init__(self):
         self.busy = threading.Lock()  # held by the one call using the entry
-        self.used = True
+        self.used = False  # set by each hit, cleared by a sweep
         self.alive = True
 
     def close(self):
