@@ -35,7 +35,7 @@ from ._arrays import numpy_dtype_code
 # A zero-length ctypes array over an array's memory (the buffer protocol): ctypes passes it
 # as a pointer to that memory where the C function takes a void *. Made in C, in a fraction
 # of the time __array_interface__ takes; exported only by writable C-contiguous arrays.
-_buffer_view = (ctypes.c_ubyte * 0).from_buffer
+buffer_view = (ctypes.c_ubyte * 0).from_buffer
 
 
 def interface_pointer(a):
@@ -73,7 +73,7 @@ class NumpyFast:
         exports one (writable, contiguous, not empty, not bfloat16, which numpy cannot
         describe in a buffer), else by the pointer in __array_interface__."""
         if all(a.flags.c_contiguous and a.size and a.dtype.char in "fe" for a in arrays):
-            return _buffer_view, interface_pointer
+            return buffer_view, interface_pointer
         return interface_pointer, interface_pointer
 
     @staticmethod

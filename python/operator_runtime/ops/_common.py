@@ -1,6 +1,7 @@
 """What every operator function shares: the one-shot run (through the plan cache), the
 checks of dim, and the multi-dim views of reduce_sum."""
 
+import ctypes
 import operator
 
 from .. import _backends, _fast_path, _plan_cache
@@ -16,21 +17,29 @@ def _param_key(value):
 
 class _Plan(_plan_cache.Entry):
     """A plan cache entry: a PreparedOp (its descriptor and workspace; no array) and, for
-    the fast path, the arguments of its C execute call other than the data pointers, built
+    the fast path, its C execute call with every argument but the data pointers built
     once, so that a call on a layout seen before is one ctypes call."""
 
-    __slots__ = ("prepared", "execute", "head", "read", "read_any", "stream")
+    __slots__ = ("prepared", "execute", "head", "read", "stream", "fallback")
 
     def __init__(self, prepared, arrays=None, fast=None, layout=None):
         super().__init__()
         self.prepared = prepared
-        if fast is not None:
-            ws = prepared._workspace
-            self.execute = prepared._c.execute
-            self.head = (prepared._desc, ws and ws.ptr, prepared.workspace_size)
-            # array -> what the C call takes for it; read_any: also for a read-only array
-            self.read, self.read_any = fast.readers_for(arrays)
-            self.stream = fast.stream_of(layout)  # the CUDA stream of the key; None on the host
+        if fast is None:
+            return
+        c, ws, size = prepared._c, prepared._workspace, prepared.workspace_size
+        ws_ptr = ws and ws.ptr
+        self.stream = fast.stream_of(layout)  # the CUDA stream of the key; None on the host
+        # read: array -> what the C call takes for it; read_any: the same for any array of
+        # the layout (numpy: also a read-only one, which exports no writable buffer).
+        self.read, read_any = fast.readers_for(arrays)
+        typed = (c.execute, (prepared._desc, ws_ptr, size))
+        if self.read is _fast_path.buffer_view:  # ctypes objects: no conversion needed
+            self.execute = c.execute_untyped
+            self.head = (prepared._desc, ctypes.c_void_p(ws_ptr), ctypes.c_size_t(size))
+        else:  # ints: converted by the argtypes (void *)
+            self.execute, self.head = typed
+        self.fallback = (*typed, read_any)
 
     def close(self):
         self.prepared.destroy()
@@ -77,7 +86,8 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
                 try:
                     status = plan.execute(*plan.head, *map(plan.read, arrays), plan.stream)
                 except TypeError:  # a read-only numpy array exports no writable buffer
-                    status = plan.execute(*plan.head, *map(plan.read_any, arrays), plan.stream)
+                    execute, head, read_any = plan.fallback
+                    status = execute(*head, *map(read_any, arrays), plan.stream)
                 finally:
                     _plan_cache.release(plan)
                 if status:
