@@ -143,6 +143,15 @@ def describe_input(func, src, name="src"):
     return describe(func, name, src)
 
 
+def input_ndim(func, src):
+    """(src's number of dims, {1: src's Operand} or None): read from a plain numpy array or
+    torch tensor, else from describing it (run_once takes the Operand as known)."""
+    if _fast_path.kind_of(src) is not None:
+        return len(src.shape), None
+    s = describe_input(func, src)
+    return s.ndim, {1: s}
+
+
 def _is_bool(value):
     """Python's bool or numpy's (without importing numpy)."""
     t = type(value)
@@ -151,13 +160,15 @@ def _is_bool(value):
 
 def normalize_dim(func, dim, ndim):
     """dim as a non-negative int; a 0-d src counts as shape (1,), as in the C API."""
+    n = max(ndim, 1)
+    if type(dim) is int and -n <= dim < n:  # the common case
+        return dim % n
     if _is_bool(dim):  # bool is an int subclass, but True is no axis
         raise TypeError(f"{func}: dim must be an int, got {type(dim).__name__}")
     try:
         d = operator.index(dim)
     except TypeError:
         raise TypeError(f"{func}: dim must be an int, got {type(dim).__name__}") from None
-    n = max(ndim, 1)
     if not -n <= d < n:
         raise ValueError(f"{func}: dim = {d} is out of range for a {ndim}-d src "
                          f"(valid: {-n}..{n - 1})")

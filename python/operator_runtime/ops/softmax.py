@@ -6,8 +6,7 @@ from typing import Optional
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from .. import _fast_path
-from ._common import describe_input, normalize_dim, prepare, run_once
+from ._common import describe_input, input_ndim, normalize_dim, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
@@ -15,12 +14,7 @@ _NAMES = ("out", "src")
 
 def softmax(src: A, dim: int = -1, *, out: Optional[A] = None, backend: Backend = "auto",
             variant: Optional[str] = None) -> A:
-    known = None
-    if _fast_path.kind_of(src) is not None:
-        ndim = len(src.shape)  # a plain numpy array or torch tensor
-    else:
-        s = describe_input("softmax", src)
-        ndim, known = s.ndim, {1: s}
+    ndim, known = input_ndim("softmax", src)
     params = {"dim": normalize_dim("softmax", dim, ndim)}
     return run_once("softmax", "softmax", _NAMES, (out, src), params, backend, variant,
                     known=known)
@@ -40,8 +34,10 @@ not overlap src); returns it. float32, float16, bfloat16.""", """\
 def softmax_(out: A, src: Array, dim: int = -1, *, backend: Backend = "auto",
              variant: Optional[str] = None) -> A:
     """Writes softmax(src, dim) into out (out must not overlap src); returns out."""
-    params = {"dim": normalize_dim("softmax_", dim, describe_input("softmax_", src).ndim)}
-    return run_once("softmax_", "softmax", _NAMES, (out, src), params, backend, variant)
+    ndim, known = input_ndim("softmax_", src)
+    params = {"dim": normalize_dim("softmax_", dim, ndim)}
+    return run_once("softmax_", "softmax", _NAMES, (out, src), params, backend, variant,
+                    known=known)
 
 
 def prepare_softmax(out: Array, src: Array, dim: int = -1, *, backend: Backend = "auto",
