@@ -281,8 +281,9 @@ def run_peers(ops, args, target):
 def print_overhead(wb, target):
     """Measures and prints the call overhead section (bench.measure_overhead); returns it."""
     overhead = measure_overhead(wb)
-    print("call overhead, relu on 8 float32 elements (host time per call, back-to-back calls"
-          + (", synchronized at the end" if target.on_gpu else "") + "):", flush=True)
+    print("call overhead, relu on 8 float32 elements (host time per call: the best of 40 "
+          "rounds of back-to-back calls, the rows taking turns"
+          + ("; synchronized after each round" if target.on_gpu else "") + "):", flush=True)
     for what, seconds, note in overhead:
         if seconds is None and not note.startswith("n/a"):  # a summary row
             print(f"  {what}: {note}", flush=True)

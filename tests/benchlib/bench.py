@@ -19,7 +19,6 @@ worthless.
 import gc
 import math
 import os
-import statistics
 import time
 from dataclasses import dataclass
 from typing import Optional
@@ -379,11 +378,12 @@ def measure_ceiling(wb, copy_bench, seed, nbytes=None):
 OVERHEAD_ELEMENTS = 8
 
 
-def _host_seconds(fns, lib, target_s=0.01, repeats=7):
-    """{name: median host seconds per call} of back-to-back calls of each fn in `fns`
-    ({name: fn}), synchronized after each repeat (on a GPU: the enqueue rate of tiny
-    kernels, which the GPU outruns). The functions take turns, repeat by repeat, so that
-    a busy machine slows them alike and their ratios hold."""
+def _host_seconds(fns, lib, target_s=0.002, repeats=40):
+    """{name: host seconds per call} of back-to-back calls of each fn in `fns` ({name:
+    fn}), synchronized after each repeat (on a GPU: the enqueue rate of tiny kernels, which
+    the GPU outruns): the best repeat, as timeit reports (what a call costs; on a machine
+    shared with other jobs, a median also counts the time slices they took). The
+    functions take turns, repeat by repeat, so that a busy machine slows them alike."""
     iters = {}
     for name, fn in fns.items():
         fn()
@@ -402,7 +402,7 @@ def _host_seconds(fns, lib, target_s=0.01, repeats=7):
                 fn()
             lib.synchronize()
             times[name].append((time.perf_counter() - t0) / n)
-    return {name: statistics.median(t) for name, t in times.items()}
+    return {name: min(t) for name, t in times.items()}
 
 
 def measure_overhead(wb):
