@@ -227,3 +227,25 @@ def test_a_layout_in_use_stays_cached(creates):
         ort.relu(hot, backend="cpu")
     assert creates.count("relu") == 1 + 3 * _plan_cache.CAPACITY  # hot: created once
     assert _plan_cache.size() == _plan_cache.CAPACITY
+
+
+def test_an_error_on_a_hit_leaves_the_entry_usable(creates, monkeypatch):
+    """An exception between taking an entry and running it (here: allocating the new
+    output) gives the entry back: later calls hit it, and clearing does not wait forever."""
+    from operator_runtime import _fast_path
+
+    x = np.linspace(-1, 1, 12, dtype=np.float32)
+    ort.relu(x, backend="cpu")
+
+    def no_memory(self, src):
+        raise MemoryError("no memory for the output")
+
+    with monkeypatch.context() as m:
+        m.setattr(_fast_path.NumpyFast, "empty", no_memory)
+        with pytest.raises(MemoryError):
+            ort.relu(x, backend="cpu")
+    np.testing.assert_array_equal(ort.relu(x, backend="cpu"), _relu_ref(x))
+    assert creates == ["relu"]
+    done = threading.Event()
+    threading.Thread(target=lambda: (ort.clear_plan_cache(), done.set()), daemon=True).start()
+    assert done.wait(30), "clear_plan_cache() waited for an entry nobody holds"

@@ -81,9 +81,9 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
             key = (op, backend, variant, tuple(map(_param_key, params.values())), layout)
             plan = _plan_cache.acquire(key)
             if plan is not None:  # the layout was checked when the plan was cached
-                if new_out:
-                    arrays = (fast.empty(arrays[1]), *arrays[1:])
                 try:
+                    if new_out:
+                        arrays = (fast.empty(arrays[1]), *arrays[1:])
                     status = plan.execute(*plan.head, *map(plan.read, arrays), plan.stream)
                 except TypeError:  # a read-only numpy array exports no writable buffer
                     execute, head, read_any = plan.fallback
