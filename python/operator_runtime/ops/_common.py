@@ -15,6 +15,15 @@ def _param_key(value):
     return value.hex() if type(value) is float else value
 
 
+def _params_key(params):
+    """An op's parameters in a fast plan cache key: it has at most one (the C call's
+    trailing scalar, _lib.OP_SIGNATURES)."""
+    if not params:
+        return None
+    (value,) = params.values()
+    return _param_key(value)
+
+
 class _Plan(_plan_cache.Entry):
     """A plan cache entry: a PreparedOp (its descriptor and workspace; no array) and, for
     the fast path, its C execute call with every argument but the data pointers built
@@ -78,7 +87,7 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
                                                           or type(variant) is str):
         layout = fast.key(arrays, new_out)
         if layout is not None:
-            key = (op, backend, variant, tuple(map(_param_key, params.values())), layout)
+            key = (op, backend, variant, _params_key(params), layout)
             plan = _plan_cache.acquire(key)
             if plan is not None:  # the layout was checked when the plan was cached
                 try:
