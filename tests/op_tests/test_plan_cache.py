@@ -249,3 +249,23 @@ def test_an_error_on_a_hit_leaves_the_entry_usable(creates, monkeypatch):
     done = threading.Event()
     threading.Thread(target=lambda: (ort.clear_plan_cache(), done.set()), daemon=True).start()
     assert done.wait(30), "clear_plan_cache() waited for an entry nobody holds"
+
+
+def test_torch_cuda_streams_get_their_own_plans(creates):
+    """The current CUDA stream is part of the key (the call is queued on it, and a plan's
+    workspace was allocated on it): a call under torch.cuda.stream(s) makes its own plan,
+    and each computes right."""
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    device = _torch_device(torch, "cuda")
+    x = torch.randn(3, 1000, device=device)
+    want = torch.softmax(x, dim=1)
+    torch.testing.assert_close(ort.softmax(x), want)
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            got = ort.softmax(x)
+    side.synchronize()
+    torch.testing.assert_close(got, want)
+    torch.testing.assert_close(ort.softmax(x), want)
+    assert creates == ["softmax", "softmax"]
