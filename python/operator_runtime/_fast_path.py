@@ -23,7 +23,8 @@ follows from the inputs': the key says "new" in its place.
 Anything else (CuPy, DLPack producers) gets no fast key and takes the slow path, which
 describes every array. The caller adds the operator, backend, variant and parameters to
 the key, and passes the arrays to C through the kind's readers_for(): a function of one
-array, mapped over the arrays in C on a hit, with no Python frame per array.
+array, mapped over the arrays on a hit (numpy's buffer view and torch's data_ptr are C
+functions: no Python frame per array).
 """
 
 import ctypes

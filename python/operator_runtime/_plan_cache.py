@@ -53,7 +53,10 @@ class Entry:
 def acquire(key):
     """The entry for `key`, locked for the caller (release() it after the run), or None
     when there is none or another thread is using it."""
-    entry = _entries.get(key)
+    try:
+        entry = _entries.get(key)
+    except TypeError:  # an unhashable part (an odd array-like's attribute): never cached
+        return None
     if entry is None or not entry.busy.acquire(False):
         return None
     if not entry.alive:  # evicted and destroyed between the lookup and the lock
@@ -69,10 +72,15 @@ def release(entry):
 
 def add(key, entry):
     """Caches a new `entry` (not locked) for `key`, unless another thread cached one
-    meanwhile (then `entry` is destroyed); destroys what the bound evicts."""
+    meanwhile or the key cannot be hashed (then `entry` is destroyed); destroys what the
+    bound evicts."""
     dropped = []
     with _lock:
-        if key in _entries:
+        try:
+            known = key in _entries
+        except TypeError:  # unhashable: not cached
+            known = True
+        if known:
             dropped.append(entry)
         else:
             _entries[key] = entry

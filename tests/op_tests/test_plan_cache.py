@@ -269,3 +269,11 @@ def test_torch_cuda_streams_get_their_own_plans(creates):
     torch.testing.assert_close(got, want)
     torch.testing.assert_close(ort.softmax(x), want)
     assert creates == ["softmax", "softmax"]
+
+
+def test_an_unhashable_array_like_gets_the_slow_path_error(creates):
+    class Odd:  # numpy-like attributes, a list for a shape
+        dtype, shape, strides = np.dtype(np.float32), [8], [4]
+
+    with pytest.raises(TypeError, match="src is a"):
+        ort.relu_(np.empty(8, np.float32), Odd(), backend="cpu")
