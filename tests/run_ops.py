@@ -9,9 +9,11 @@
 test:  every case of tests/cases/<op>.py in every --dtype (default all three): PASS/FAIL
        with the largest error against the float64 reference; then the api-error cases.
 bench: first the copy ceiling of this run and the call overhead of a tiny op (relu on 8
-       elements: one-shot, prepared, the C operand check alone, the peers), then every BENCH
-       case of tests/cases/<op>.py (the GPU set on GPUs, a smaller one on the CPU; --set picks)
-       in every --dtype (default: all three on GPUs, f32 on the CPU): the kernel our plan
+       elements: one-shot, prepared, the C operand check alone, the peers, and the ratios
+       one-shot / prepared and one-shot / torch eager; on a GPU run for torch tensors on
+       the GPU and numpy arrays on the CPU), then every BENCH case of tests/cases/<op>.py
+       (the GPU set on GPUs, a smaller one on the CPU; --set picks) in every --dtype
+       (default: all three on GPUs, f32 on the CPU): the kernel our plan
        picked, our prepared op and the peers timed the same way in this process on the same
        inputs: numpy on the CPU; on GPUs torch eager, torch.compile, a one-row-per-program
        Triton kernel and QuACK where the op has them (tests/bench/<op>.py), "n/a" with the
@@ -37,6 +39,7 @@ bench: first the copy ceiling of this run and the call overhead of a tiny op (re
        implementation and condition.
 --report DIR (bench) writes DIR/report.md, DIR/bandwidth.png, DIR/results.json and
        DIR/results.csv.
+overhead: the call overhead section of bench alone.
 The exit status is non-zero when any case fails (a wrong result, or an error).
 """
 
@@ -112,7 +115,9 @@ def parse_args():
     p.add_argument("--op", default="all", choices=("all",) + case_modules.OPS)
     p.add_argument("--backend", default="auto",
                    choices=("auto", "cpu", "nvidia", "metax", "tilelang"))
-    p.add_argument("--mode", default="test", choices=("test", "bench", "all"))
+    p.add_argument("--mode", default="test", choices=("test", "bench", "all", "overhead"),
+                   help="overhead: only the bench's call overhead section (one-shot, prepared "
+                        "and torch eager on a tiny op, and their ratios)")
     p.add_argument("--dtype", default=None,
                    help="comma-separated from f32,f16,bf16 (default: all; bench on the CPU: f32)")
     p.add_argument("--shape", action="append", default=None,
@@ -273,6 +278,22 @@ def run_peers(ops, args, target):
     return [n for n in names if args.peers is None or n in args.peers]
 
 
+def print_overhead(wb, target):
+    """Measures and prints the call overhead section (bench.measure_overhead); returns it."""
+    overhead = measure_overhead(wb)
+    print("call overhead, relu on 8 float32 elements (host time per call: the best of 40 "
+          "rounds of back-to-back calls, the rows taking turns"
+          + ("; synchronized after each round" if target.on_gpu else "") + "):", flush=True)
+    for what, seconds, note in overhead:
+        if seconds is None and not note.startswith("n/a"):  # a summary row
+            print(f"  {what}: {note}", flush=True)
+            continue
+        print(f"  {what:<54} {fmt_time(seconds):>10}" + (f"  ({note})" if note else ""),
+              flush=True)
+    print(flush=True)
+    return overhead
+
+
 def run_benchmarks(ops, args, target, seed):
     """Prints the copy ceiling and the call overhead, then two rows per case (dram, hot) as it
     completes; returns the number of failed cases (and writes the records asked for)."""
@@ -294,13 +315,7 @@ def run_benchmarks(ops, args, target, seed):
           f"{fmt_time(ceiling.ours.best_s)} = {ceiling.ours_gbps:.0f} GB/s, {ceiling.peer_name} "
           f"{fmt_time(ceiling.peer.best_s)} = {ceiling.peer_gbps:.0f} GB/s -> ceiling "
           f"{ceiling.gbps:.0f} GB/s ({ceiling.source})\n", flush=True)
-    overhead = measure_overhead(wb)
-    print("call overhead, relu on 8 float32 elements (host time per call, back-to-back calls"
-          + (", synchronized at the end" if target.on_gpu else "") + "):", flush=True)
-    for what, seconds, note in overhead:
-        print(f"  {what:<44} {fmt_time(seconds):>10}" + (f"  ({note})" if note else ""),
-              flush=True)
-    print(flush=True)
+    overhead = print_overhead(wb, target)
 
     env = cmd = None
     if args.report or args.json or args.csv:
@@ -503,6 +518,8 @@ def main():
         if args.mode == "all":
             print()
         failed += (run_ladders if args.variant else run_benchmarks)(ops, args, target, seed)
+    if args.mode == "overhead":
+        print_overhead(Workbench(target, seed, repeats=args.repeats), target)
     return 1 if failed else 0
 
 

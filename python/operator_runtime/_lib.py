@@ -100,6 +100,11 @@ class OpFunctions:
         self.execute = _bind(dll, f"oprt_execute_{name}", _c_status,
                              [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
                              + [ctypes.c_void_p] * (1 + num_inputs) + [ctypes.c_void_p])
+        # The same C function without argtypes: its arguments must be ctypes objects (or
+        # None), passed as they are, with none of the conversions that cost a third of a
+        # call. The plan cache's numpy fast path passes buffer views to it (_fast_path).
+        self.execute_untyped = dll[f"oprt_execute_{name}"]  # a new function object
+        self.execute_untyped.restype = _c_status
         # The operand checks of execute alone, for the Python backends' own kernels.
         self.check_execute = _bind(dll, f"oprt_check_{name}_execute", _c_status,
                                    [ctypes.c_void_p] * (2 + num_inputs))

@@ -181,7 +181,7 @@ class PreparedOp:
         return out.source
 
     def _execute_owned(self, operands, ptrs):
-        """_execute for a PreparedOp no other thread can reach (the plan cache's entry taken
+        """_execute for a PreparedOp no other thread can reach (the plan cache's entry locked
         by one call): no in-flight accounting. A C backend only."""
         out = operands[0]
         ws = self._workspace

@@ -3,102 +3,143 @@ checks of dim, and the multi-dim views of reduce_sum."""
 
 import ctypes
 import operator
-import sys
 
-from .. import _backends, _plan_cache
-from .._arrays import describe, describe_all, numpy, numpy_dtype_code
+from .. import _backends, _fast_path, _plan_cache
+from .._arrays import describe, describe_all
 from .._lib import MAX_DIMS
 from .._prepared import PreparedOp, _data_pointers
 
 
 def _param_key(value):
     # A float by its bits: 0.0 and -0.0 are equal keys to Python but not the same slope.
-    return value.hex() if isinstance(value, float) else value
+    return value.hex() if type(value) is float else value
 
 
-def _numpy_key(op, arrays, params, backend, variant):
-    """The plan cache key of a call on plain numpy arrays of supported dtypes, from their
-    attributes alone (cheap), or None. Such a key fixes everything describe() checks (dtype,
-    shape, byte strides, writability), so a hit needs only the data pointers."""
-    ndarray = _ndarray[0]
-    if ndarray is None:
-        np = sys.modules.get("numpy")
-        if np is None:
-            return None
-        ndarray = _ndarray[0] = np.ndarray
-    layout = []
-    for a in arrays:
-        if type(a) is not ndarray:
-            return None
-        layout += (a.dtype, a.shape, a.strides)
-    return ("numpy", op, backend, variant, *[(k, _param_key(v)) for k, v in params.items()],
-            arrays[0].flags.writeable, *layout)
+def _params_key(params):
+    """An op's parameters in a fast plan cache key: it has at most one (the C call's
+    trailing scalar, _lib.OP_SIGNATURES)."""
+    if not params:
+        return None
+    (value,) = params.values()
+    return _param_key(value)
 
 
-_ndarray = [None]
-_from_buffer = ctypes.c_char.from_buffer
+class _Plan(_plan_cache.Entry):
+    """A plan cache entry: a PreparedOp (its descriptor and workspace; no array) and, for
+    the fast path, its C execute call with every argument but the data pointers built
+    once, so that a call on a layout seen before is one ctypes call."""
+
+    __slots__ = ("prepared", "execute", "head", "read", "stream", "fallback")
+
+    def __init__(self, prepared, arrays=None, fast=None, layout=None):
+        super().__init__()
+        self.prepared = prepared
+        if fast is None:
+            return
+        c, ws, size = prepared._c, prepared._workspace, prepared.workspace_size
+        ws_ptr = ws and ws.ptr
+        self.stream = fast.stream_of(layout)  # the CUDA stream of the key; None on the host
+        # read: array -> what the C call takes for it; read_any: the same for any array of
+        # the layout (numpy: also a read-only one, which exports no writable buffer).
+        self.read, read_any = fast.readers_for(arrays)
+        typed = (c.execute, (prepared._desc, ws_ptr, size))
+        if self.read is _fast_path.buffer_view:  # ctypes objects: no conversion needed
+            self.execute = c.execute_untyped
+            self.head = (prepared._desc, ctypes.c_void_p(ws_ptr), ctypes.c_size_t(size))
+        else:  # ints: converted by the argtypes (void *)
+            self.execute, self.head = typed
+        self.fallback = (*typed, read_any)
+
+    def close(self):
+        self.prepared.destroy()
 
 
-def _numpy_pointer(a):
-    """A numpy array's data pointer (None for NULL). Through the buffer protocol where it
-    exports one writable and contiguous (several times cheaper than __array_interface__);
-    not for bfloat16, which numpy cannot describe in a buffer."""
-    flags = a.flags
-    if flags.c_contiguous and flags.writeable and a.size and a.dtype.char in "fe":
-        return ctypes.addressof(_from_buffer(a))
-    return a.__array_interface__["data"][0] or None
+_FAST_BACKENDS = ("auto",) + _backends.C_BACKENDS
 
 
-def empty_like_input(func, src, shape=None):
-    """(a new contiguous array like src of `shape` (default src's), {1: src's Operand} or
-    None): for a plain numpy array of a supported dtype, without describing it."""
-    if (type(src) is _ndarray[0] and numpy_dtype_code(src.dtype) is not None
-            and src.ndim <= MAX_DIMS):  # else describe() says what is wrong with src
-        return numpy().empty(src.shape if shape is None else shape, src.dtype), None
-    s = describe_input(func, src)
-    return s.kind.empty(s, s.shape if shape is None else shape), {1: s}
+def empty_like_input(func, src):
+    """(a new contiguous array like src (its shape, dtype and device), {1: src's Operand} or
+    None): for a plain numpy array or torch tensor, without describing it."""
+    fast = _fast_path.kind_of(src)
+    if fast is not None and fast.supported(src, MAX_DIMS):
+        return fast.empty(src), None
+    s = describe_input(func, src)  # says what is wrong with src, or allocates like it
+    return s.kind.empty(s, s.shape), {1: s}
 
 
 def run_once(func, op, names, arrays, params, backend, variant=None, known=None):
     """Checks the arrays (output first) and runs `op` once on them with a descriptor
     (kernel variant `variant`, None: the plan's choice) from the plan cache, made now
-    when this layout is new; returns the output array (as the caller passed it).
-    known: {index: Operand} of the inputs already described (describe_input)."""
+    when this layout is new; returns the output array (as the caller passed it, or new).
+    An output of None: a new contiguous array like the first input (its shape, dtype and
+    device), allocated by its library. known: {index: Operand} of the inputs already
+    described (describe_input).
+
+    The fast path (plain numpy arrays and torch tensors on a C backend; _fast_path): the
+    key comes from the arrays' cheap attributes (for a new output, from the inputs': they
+    fix its layout), and a hit runs the cached _Plan on the arrays' data pointers, with no
+    Operand made: one ctypes call. Otherwise every array is described, and the key is made
+    from the Operands."""
+    new_out = arrays[0] is None
+    fast = _fast_path.kind_of(arrays[1] if new_out else arrays[0])
+    key = layout = None
+    if fast is not None and backend in _FAST_BACKENDS and (variant is None
+                                                          or type(variant) is str):
+        layout = fast.key(arrays, new_out)
+        if layout is not None:
+            key = (op, backend, variant, _params_key(params), layout)
+            plan = _plan_cache.acquire(key)
+            if plan is not None:  # the layout was checked when the plan was cached
+                try:
+                    if new_out:
+                        arrays = (fast.empty(arrays[1]), *arrays[1:])
+                    status = plan.execute(*plan.head, *map(plan.read, arrays), plan.stream)
+                except TypeError:  # a read-only numpy array exports no writable buffer
+                    execute, head, read_any = plan.fallback
+                    status = execute(*head, *map(read_any, arrays), plan.stream)
+                finally:
+                    _plan_cache.release(plan)
+                if status:
+                    plan.prepared._check(status)
+                return arrays[0]
+    if new_out:  # allocated like the first input (described now unless it is plain)
+        known = dict(known or ())
+        src = known.get(1)
+        if src is None:
+            out, described = empty_like_input(func, arrays[1])
+            known.update(described or ())
+        else:
+            out = src.kind.empty(src, src.shape)
+        arrays = (out, *arrays[1:])
     python_backend = backend in _backends.PYTHON_BACKENDS or not isinstance(backend, str) \
         or not (variant is None or isinstance(variant, str))
-    key = None if python_backend else _numpy_key(op, arrays, params, backend, variant)
-    if key is not None:
-        prepared = _plan_cache.take(key)
-        if prepared is not None:  # the fast path: the layout was checked when it was cached
-            try:
-                ws = prepared._workspace
-                prepared._check(prepared._c.execute(
-                    prepared._desc, ws and ws.ptr, prepared.workspace_size,
-                    *[_numpy_pointer(a) for a in arrays], None))
-            except BaseException:
-                prepared.destroy()
-                raise
-            _plan_cache.give(key, prepared)
-            return arrays[0]
     operands = describe_all(func, names, arrays, has_out=True, known=known)
     if python_backend:
         with PreparedOp(op, operands, params, backend, func=func, variant=variant) as prepared:
             return prepared.run()
-    first = operands[0]
+    plan = None  # a fast key just missed (or its entry is in use by another thread)
     if key is None:
+        first = operands[0]
         key = (op, backend, variant, tuple((k, _param_key(v)) for k, v in params.items()),
                tuple(o.layout() for o in operands), first.kind.stream_key(first.device))
-    prepared = _plan_cache.take(key)
-    if prepared is None:
+        plan = _plan_cache.acquire(key)
+    new = plan is None
+    if new:
         prepared = PreparedOp(op, operands, params, backend, func=func, variant=variant)
         prepared._operands = [o.without_arrays() for o in operands]  # keeps no array alive
         prepared._ptrs = None
+        plan = _Plan(prepared) if layout is None else _Plan(prepared, arrays, fast, layout)
     try:
-        result = prepared._execute_owned(operands, _data_pointers(operands))
+        result = plan.prepared._execute_owned(operands, _data_pointers(operands))
     except BaseException:
-        prepared.destroy()
+        if new:
+            plan.destroy()
         raise
-    _plan_cache.give(key, prepared)
+    finally:
+        if not new:
+            _plan_cache.release(plan)
+    if new:
+        _plan_cache.add(key, plan)
     return result
 
 
@@ -111,6 +152,15 @@ def describe_input(func, src, name="src"):
     return describe(func, name, src)
 
 
+def input_ndim(func, src):
+    """(src's number of dims, {1: src's Operand} or None): read from a plain numpy array or
+    torch tensor, else from describing it (run_once takes the Operand as known)."""
+    if _fast_path.kind_of(src) is not None:
+        return len(src.shape), None
+    s = describe_input(func, src)
+    return s.ndim, {1: s}
+
+
 def _is_bool(value):
     """Python's bool or numpy's (without importing numpy)."""
     t = type(value)
@@ -119,13 +169,15 @@ def _is_bool(value):
 
 def normalize_dim(func, dim, ndim):
     """dim as a non-negative int; a 0-d src counts as shape (1,), as in the C API."""
+    n = max(ndim, 1)
+    if type(dim) is int and -n <= dim < n:  # the common case
+        return dim % n
     if _is_bool(dim):  # bool is an int subclass, but True is no axis
         raise TypeError(f"{func}: dim must be an int, got {type(dim).__name__}")
     try:
         d = operator.index(dim)
     except TypeError:
         raise TypeError(f"{func}: dim must be an int, got {type(dim).__name__}") from None
-    n = max(ndim, 1)
     if not -n <= d < n:
         raise ValueError(f"{func}: dim = {d} is out of range for a {ndim}-d src "
                          f"(valid: {-n}..{n - 1})")

@@ -9,7 +9,7 @@ from typing import Optional
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import _is_bool, empty_like_input, prepare, run_once
+from ._common import _is_bool, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
@@ -39,11 +39,8 @@ def _params(func, negative_slope):
 
 def relu(src: A, negative_slope: float = 0.0, *, out: Optional[A] = None,
          backend: Backend = "auto", variant: Optional[str] = None) -> A:
-    params = _params("relu", negative_slope)
-    known = None
-    if out is None:
-        out, known = empty_like_input("relu", src)
-    return run_once("relu", "relu", _NAMES, (out, src), params, backend, variant, known=known)
+    return run_once("relu", "relu", _NAMES, (out, src), _params("relu", negative_slope), backend,
+                    variant)
 
 
 relu.__doc__ = document("relu", """\

@@ -6,7 +6,7 @@ from typing import Optional
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import empty_like_input, prepare, run_once
+from ._common import prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
@@ -14,10 +14,7 @@ _NAMES = ("out", "src")
 
 def silu(src: A, *, out: Optional[A] = None, backend: Backend = "auto",
          variant: Optional[str] = None) -> A:
-    known = None
-    if out is None:
-        out, known = empty_like_input("silu", src)
-    return run_once("silu", "silu", _NAMES, (out, src), {}, backend, variant, known=known)
+    return run_once("silu", "silu", _NAMES, (out, src), {}, backend, variant)
 
 
 silu.__doc__ = document("silu", """\

@@ -6,7 +6,7 @@ from typing import Optional
 
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from ._common import describe_input, empty_like_input, normalize_dim, prepare, run_once
+from ._common import describe_input, input_ndim, normalize_dim, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
@@ -14,12 +14,7 @@ _NAMES = ("out", "src")
 
 def softmax(src: A, dim: int = -1, *, out: Optional[A] = None, backend: Backend = "auto",
             variant: Optional[str] = None) -> A:
-    known = None
-    if out is None:
-        out, known = empty_like_input("softmax", src)
-        ndim = len(out.shape)
-    else:
-        ndim = describe_input("softmax", src).ndim
+    ndim, known = input_ndim("softmax", src)
     params = {"dim": normalize_dim("softmax", dim, ndim)}
     return run_once("softmax", "softmax", _NAMES, (out, src), params, backend, variant,
                     known=known)
@@ -39,8 +34,10 @@ not overlap src); returns it. float32, float16, bfloat16.""", """\
 def softmax_(out: A, src: Array, dim: int = -1, *, backend: Backend = "auto",
              variant: Optional[str] = None) -> A:
     """Writes softmax(src, dim) into out (out must not overlap src); returns out."""
-    params = {"dim": normalize_dim("softmax_", dim, describe_input("softmax_", src).ndim)}
-    return run_once("softmax_", "softmax", _NAMES, (out, src), params, backend, variant)
+    ndim, known = input_ndim("softmax_", src)
+    params = {"dim": normalize_dim("softmax_", dim, ndim)}
+    return run_once("softmax_", "softmax", _NAMES, (out, src), params, backend, variant,
+                    known=known)
 
 
 def prepare_softmax(out: Array, src: Array, dim: int = -1, *, backend: Backend = "auto",
