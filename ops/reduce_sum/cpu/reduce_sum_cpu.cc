@@ -40,7 +40,9 @@ constexpr int64_t kRowsPerGroup = 8;  // inner runs: rows summed in f32 before j
 constexpr int64_t kBlock = 4096;
 constexpr int64_t kMinBlock = 1024;  // a block is not cut below this to even out the threads
 constexpr int64_t kInnerChunk = 512;  // f16 inner runs: columns widened at a time (8 rows: 16 KiB)
-constexpr int64_t kWideBlock = 1024;  // narrower blocks add their rows in turn (see below)
+constexpr int64_t kWideBlock = 1024;
+constexpr int64_t kSlicesPerThread = 8;  // slices of a split axis, at most
+constexpr int64_t kSliceElements = 4 * kParallelGrain;  // narrower blocks add their rows in turn (see below)
 static_assert(kWideBlock <= kRowsPerGroup * kInnerChunk, "a narrow block's running sums fit the scratch");
 
 int64_t inner_blocks(const AxisPlan &p, int threads);
@@ -305,23 +307,29 @@ void reduce_inner(const AxisPlan &p, const T *in, T *out) {
         return std::min(block, p.inner - *i0);
     };
     const size_t buf_len = size_t(kRowsPerGroup * kInnerChunk);
-    if (split_axis(p, threads)) {  // few blocks, long axis: threads take slices of the axis,
-                                   // joined in slice order so the result never depends on timing
+    if (split_axis(p, threads)) {
+        // Few blocks, long axis: the axis is cut into slices, eight per thread (a
+        // thread that loses its core leaves one slice to the others, not half the
+        // work), each summed into its own f64 totals and joined in slice order, so
+        // the result never depends on timing.
         for (int64_t t = 0; t < tasks; ++t) {
             int64_t io, oo, i0;
             const int64_t width = locate(t, &io, &oo, &i0);
-            std::vector<double> parts(size_t(threads) * size_t(width), 0.0);
-            parallel_for(threads, 1, [&](int64_t t0, int64_t t1) {
+            // At least kSliceElements inputs a slice: each slice's totals cost a pass.
+            const int64_t slices = std::min(std::clamp<int64_t>(L * width / kSliceElements, threads,
+                                                                kSlicesPerThread * threads), L);
+            std::vector<double> parts(size_t(slices) * size_t(width), 0.0);
+            parallel_for(slices, 1, [&](int64_t s0, int64_t s1) {
                 std::vector<float> buf(buf_len);
-                for (int64_t th = t0; th < t1; ++th) {
-                    const int64_t k0 = L * th / threads, k1 = L * (th + 1) / threads;
+                for (int64_t sl = s0; sl < s1; ++sl) {
+                    const int64_t k0 = L * sl / slices, k1 = L * (sl + 1) / slices;
                     sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width,
-                              parts.data() + size_t(th) * size_t(width), buf.data());
+                              parts.data() + size_t(sl) * size_t(width), buf.data());
                 }
             });
             for (int64_t i = 0; i < width; ++i) {
                 double total = 0.0;
-                for (int th = 0; th < threads; ++th) total += parts[size_t(th) * size_t(width) + i];
+                for (int64_t sl = 0; sl < slices; ++sl) total += parts[size_t(sl) * size_t(width) + i];
                 out[oo + i0 + i] = from_f32<T>(float(total));
             }
         }
