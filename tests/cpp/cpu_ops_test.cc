@@ -1088,13 +1088,15 @@ TEST_F(CpuOps, ReduceSumFewVeryLongRows) {
 }
 
 TEST_F(CpuOps, ReduceSumLongNonLastAxis) {
-    // Large axis, small inner run, one outer block: threads split the axis.
+    // Large axis, small inner run, one outer block: threads split the axis. Inner runs one
+    // past the 4096-output block, and three blocks evened out over the threads.
     struct Case {
         Shape in;
         int64_t axis;
     };
     const Case cases[] = {{{kLarge, 3}, 0}, {{kLarge, 1, 2}, 0}, {{1, 40000, 5}, 1}, {{2, 20000, 3}, -2},
-                          {{40, 1500}, 0}, {{3, 300, 1100}, 1}, {{5000, 7}, 0}, {{7, 5000}, 0}};
+                          {{40, 1500}, 0}, {{3, 300, 1100}, 1}, {{5000, 7}, 0}, {{7, 5000}, 0},
+                          {{9, 4097}, 0}, {{19, 12289}, 0}, {{2, 9, 8193}, 1}};
     for (oprt_dtype_t dt : kAllDtypes)
         for (const Case &c : cases)
             for (bool keepdim : {false, true}) {

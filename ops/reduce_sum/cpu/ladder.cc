@@ -4,7 +4,8 @@
 //   lanes   dense rows: 16 independent f32 partial sums (SIMD), joined in f64 per chunk;
 //           16-bit types converted in blocks
 //   auto    the production kernel (reduce_sum_cpu.cc): the pool's threads over rows (or
-//           slices of long rows), and row-order blocks for reductions over a non-last axis
+//           slices of long rows); over a non-last axis, blocks of outputs that add eight
+//           rows a pass (wide) or their rows in turn (narrow), into f64 totals
 // Compare them: python3 tests/run_ops.py --op reduce_sum --backend cpu --mode bench --variant all
 #include <algorithm>
 #include <type_traits>

@@ -1,8 +1,8 @@
 // reduce_sum on the CPU. Dense rows: 16 f32 lanes the compiler vectorizes,
 // each lane's partial sum of 4 elements added in f64, rows split across threads when
 // there are fewer rows than threads. Inner runs (reducing a non-last axis):
-// blocks of up to 16384 outputs accumulate row after row, so memory is read
-// in order, 64 KiB of an f32 row at a time.
+// eight rows at a time are added pairwise into a block of up to 4096 f64 totals,
+// vectorized along the contiguous outputs, so memory is read once, in row order.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -26,24 +26,26 @@ int64_t grain_of(int64_t per_item) { return per_item > 0 ? (kParallelGrain + per
 // Accuracy: no f32 sum ever holds more than a few elements. Dense rows: 16
 // lanes, each adding kRun = 4 elements in f32 before its f64 lane takes them
 // (numpy's pairwise sum runs 16 elements through each f32 accumulator and joins
-// in f32); strided rows add every element in f64; inner runs add kRowsPerFlush
-// = 8 rows in f32 per output, then f64. 10^7 x 0.1f is then within 1e-7 of the
-// exact sum, on every path (docs/kernels/reduce_sum.md, "Accuracy").
-constexpr int64_t kChunk = 4096;  // f16 elements widened at a time
+// in f32); strided rows add every element in f64; inner runs add kRowsPerGroup
+// = 8 rows pairwise in f32 per output, then f64. 10^7 x 0.1f is then within 1e-7 of
+// the exact sum, on every path (docs/kernels/reduce_sum.md, "Accuracy").
+constexpr int64_t kChunk = 4096;  // f16 elements widened at a time (dense rows)
 constexpr int64_t kRun = 4;
-// Outputs per task on the inner path. Each row's segment is one stretch of
-// memory: at 1024 (4 KiB of f32) the hardware prefetchers started over at
-// every row and (128, 65536) / (16384, 16384) over their first axis streamed at
-// 15-17 GB/s on 2 cores; at 16384 (64 KiB) 23-26 GB/s (docs/performance.md).
-// An axis of a few rows keeps 1024: there the running sums' own passes (set,
-// flushed, written out) outweigh the rows, and 1024 keep them in L1 ((4, 2^24)
-// f32 on one core: 30 ms at 16384, 24 at 1024; from 8 rows on 16384 wins).
-constexpr int64_t kBlock = 16384;
-constexpr int64_t kShortAxisBlock = 1024;
-constexpr int64_t kShortAxis = 8;  // axes shorter than this take kShortAxisBlock
-constexpr int64_t kRowsPerFlush = 8;  // rows summed in f32 before joining the f64 totals
+constexpr int64_t kRowsPerGroup = 8;  // inner runs: rows summed in f32 before joining the f64 totals
+// Outputs per task on the inner path: eight rows' segments of up to 16 KiB (f32)
+// are read side by side, and the block's f64 totals (32 KiB) stay in L1/L2. One
+// core, f32, GB/s: (128, 65536) over its first axis 19.5 at 1024 columns, 31.0 at
+// 4096, 29.5 at 16384; (16384, 16384) 15.1 / 19.7 / 17.2 (2-core CI machine,
+// 2026-12-02).
+constexpr int64_t kBlock = 4096;
+constexpr int64_t kMinBlock = 1024;  // a block is not cut below this to even out the threads
+constexpr int64_t kInnerChunk = 512;  // f16 inner runs: columns widened at a time (8 rows: 16 KiB)
+constexpr int64_t kWideBlock = 1024;
+constexpr int64_t kSlicesPerThread = 8;  // slices of a split axis, at most
+constexpr int64_t kSliceElements = 4 * kParallelGrain;  // narrower blocks add their rows in turn (see below)
+static_assert(kWideBlock <= kRowsPerGroup * kInnerChunk, "a narrow block's running sums fit the scratch");
 
-int64_t inner_block(const AxisPlan &p) { return p.axis_len < kShortAxis ? kShortAxisBlock : kBlock; }
+int64_t inner_blocks(const AxisPlan &p, int threads);
 
 // Few long rows: every thread sums one slice of each row.
 bool split_rows(const AxisPlan &p, int threads) {
@@ -52,8 +54,7 @@ bool split_rows(const AxisPlan &p, int threads) {
 
 // Few output blocks, long axis: threads take slices of the axis.
 bool split_axis(const AxisPlan &p, int threads) {
-    const int64_t block = inner_block(p);
-    const int64_t tasks = p.outer * ((p.inner + block - 1) / block);
+    const int64_t tasks = p.outer * inner_blocks(p, threads);
     return tasks < threads && p.axis_len >= 2 * threads && p.in_numel >= kParallelGrain;
 }
 
@@ -152,6 +153,77 @@ void reduce_rows(const AxisPlan &p, const T *in, T *out) {
     }
 }
 
+// ---- Inner runs: out[j] = sum over k of in[k * stride + j], j contiguous ----
+// Two loop orders, by the width of a block of outputs (columns):
+//  - wide blocks (kWideBlock columns and up): eight rows at a time in one pass over
+//    the block: for each column j the eight values are added pairwise in f32
+//    (((r0 + r1) + (r2 + r3)) + ...), and that partial sum joins the column's f64
+//    total. The loop over j is plain SIMD (a vector of columns from each of eight
+//    rows); eight long streams, and the totals (up to 4096 doubles) stay in cache.
+//  - narrow blocks: rows in turn, as numpy does. Each row, read front to back, is
+//    added into f32 running sums (in L1); every eight rows they join the f64 totals.
+//    Eight streams of a few hundred bytes each, interleaved, kept the prefetchers
+//    from streaming: one core, 2^26 f32 over the first axis, GB/s (2-core CI machine,
+//    2026-12-02), rows of 128: 6.7 eight-row pass / 17.9 rows in turn; 256: 11.0 /
+//    16.2; 512: 15.2 / 20.3; 1024: 18.9 / 13.2.
+// Either way no f32 sum holds more than eight rows.
+
+// Pairwise sum of M rows' values at column j, in f32.
+template <int M, typename T>
+__attribute__((always_inline)) inline float tree(const T *const *row, int64_t j) {
+    if constexpr (M == 1)
+        return to_f32(row[0][j]);
+    else
+        return tree<M / 2>(row, j) + tree<M - M / 2>(row + M / 2, j);
+}
+
+template <int M, typename T>
+__attribute__((always_inline)) inline void add_group(const T *in, int64_t stride, int64_t width,
+                                                     double *__restrict__ total) {
+    const T *row[M];
+    for (int k = 0; k < M; ++k) row[k] = in + k * stride;
+    for (int64_t j = 0; j < width; ++j) total[j] += double(tree<M>(row, j));
+}
+
+// total[j] += the sum of `count` rows at column j, j < width.
+template <typename T>
+__attribute__((always_inline)) inline void add_rows_impl(const T *in, int64_t stride, int64_t count,
+                                                         int64_t width, double *__restrict__ total) {
+    int64_t k = 0;
+    for (; k + kRowsPerGroup <= count; k += kRowsPerGroup) add_group<kRowsPerGroup>(in + k * stride, stride, width, total);
+    in += k * stride;
+    switch (count - k) {
+    case 7: add_group<7>(in, stride, width, total); break;
+    case 6: add_group<6>(in, stride, width, total); break;
+    case 5: add_group<5>(in, stride, width, total); break;
+    case 4: add_group<4>(in, stride, width, total); break;
+    case 3: add_group<3>(in, stride, width, total); break;
+    case 2: add_group<2>(in, stride, width, total); break;
+    case 1: add_group<1>(in, stride, width, total); break;
+    default: break;
+    }
+}
+
+// Compiled once per vector ISA (the templates above are inlined into each clone).
+OPRT_CPU_CLONES void add_rows(const float *in, int64_t stride, int64_t count, int64_t width, double *total) {
+    add_rows_impl(in, stride, count, width, total);
+}
+OPRT_CPU_CLONES void add_rows(const bf16_t *in, int64_t stride, int64_t count, int64_t width, double *total) {
+    add_rows_impl(in, stride, count, width, total);  // bf16 -> f32 is a shift: it vectorizes in place
+}
+// f16 widens through F16C (cpu_convert.h): each group's rows are widened a chunk of
+// columns at a time into `buf` (kRowsPerGroup x kInnerChunk floats, in L1), then added as f32.
+void add_rows(const f16_t *in, int64_t stride, int64_t count, int64_t width, double *total, float *buf) {
+    for (int64_t k = 0; k < count; k += kRowsPerGroup) {
+        const int64_t m = std::min(kRowsPerGroup, count - k);
+        for (int64_t c = 0; c < width; c += kInnerChunk) {
+            const int64_t w = std::min(kInnerChunk, width - c);
+            for (int64_t r = 0; r < m; ++r) oprt::cpu::widen(in + (k + r) * stride + c, buf + r * kInnerChunk, w);
+            add_rows(buf, kInnerChunk, m, w, total + c);
+        }
+    }
+}
+
 // total[i] += acc[i] in f64, eight at a time.
 OPRT_CPU_CLONES void join_f64(const float *__restrict__ acc, double *__restrict__ total, int64_t n) {
     int64_t i = 0;
@@ -168,21 +240,21 @@ OPRT_CPU_CLONES void join_f64(const float *__restrict__ acc, double *__restrict_
 
 // GCC's -O3 unroll-and-jam fuses this loop nest's rows in pairs and ran it
 // 2.5x slower: one core summed (65536, 128) f32 over its first axis at 6 GB/s
-// with it, 15 GB/s without (the dense-row loops stream at 15-18 GB/s a core).
+// with it, 15 GB/s without.
 #if defined(__GNUC__) && !defined(__clang__)
 #define OPRT_NO_UNROLL_AND_JAM __attribute__((optimize("no-loop-unroll-and-jam")))
 #else
 #define OPRT_NO_UNROLL_AND_JAM
 #endif
 
-// Sums `count` rows of one block: acc[i] += in[k * stride + i], f32 per chunk
-// (acc: `width` floats of scratch), f64 overall. The scratch never overlaps the
-// input: said with __restrict__ (without it (16384, 16384) ran 15-20% slower).
+// Narrow blocks, rows in turn: acc[i] += in[k * stride + i], f32 over a group of
+// kRowsPerGroup rows (acc: `width` floats of scratch), then f64. The scratch never
+// overlaps the input: said with __restrict__.
 template <typename T>
-OPRT_NO_UNROLL_AND_JAM void sum_block(const T *__restrict__ in, int64_t stride, int64_t count, int64_t width,
-                                      float *__restrict__ acc, double *__restrict__ total) {
-    for (int64_t c = 0; c < count; c += kRowsPerFlush) {
-        const int64_t m = std::min(kRowsPerFlush, count - c);
+OPRT_NO_UNROLL_AND_JAM void add_rows_in_turn(const T *__restrict__ in, int64_t stride, int64_t count,
+                                             int64_t width, float *__restrict__ acc, double *__restrict__ total) {
+    for (int64_t c = 0; c < count; c += kRowsPerGroup) {
+        const int64_t m = std::min(kRowsPerGroup, count - c);
         for (int64_t k = c; k < c + m; ++k) {
             const T *row = in + k * stride;
             if constexpr (std::is_same_v<T, f16_t>) {  // widened (and added) in one pass (F16C)
@@ -200,50 +272,79 @@ OPRT_NO_UNROLL_AND_JAM void sum_block(const T *__restrict__ in, int64_t stride, 
     }
 }
 
+// One task: outputs [0, width) of a block, `count` rows from `in`, into `total`;
+// `buf`: kRowsPerGroup * kInnerChunk floats of scratch.
+template <typename T>
+void sum_block(const T *in, int64_t stride, int64_t count, int64_t width, double *total, float *buf) {
+    if (width < kWideBlock)
+        add_rows_in_turn(in, stride, count, width, buf, total);
+    else if constexpr (std::is_same_v<T, f16_t>)
+        add_rows(in, stride, count, width, total, buf);
+    else
+        add_rows(in, stride, count, width, total);
+}
+
+// Columns per task: up to kBlock, and (where a block keeps at least kMinBlock
+// columns) a multiple of the thread count of equal blocks, so no thread waits on
+// a last odd block.
+int64_t inner_blocks(const AxisPlan &p, int threads) {
+    int64_t blocks = (p.inner + kBlock - 1) / kBlock;
+    const int64_t even = (blocks + threads - 1) / threads * threads;
+    if (p.inner / even >= kMinBlock) blocks = even;
+    return blocks;
+}
+
 template <typename T>
 void reduce_inner(const AxisPlan &p, const T *in, T *out) {
-    const int64_t L = p.axis_len, block = inner_block(p), blocks = (p.inner + block - 1) / block;
-    const int64_t tasks = p.outer * blocks;
     const int threads = max_threads();
+    const int64_t L = p.axis_len, blocks = inner_blocks(p, threads);
+    const int64_t block = (p.inner + blocks - 1) / blocks;
+    const int64_t tasks = p.outer * blocks;
     // Task t: outputs [i0, i0 + width) of outer index t / blocks.
     auto locate = [&](int64_t t, int64_t *io, int64_t *oo, int64_t *i0) {
         axis_outer_offsets(p, t / blocks, io, oo);
         *i0 = (t % blocks) * block;
         return std::min(block, p.inner - *i0);
     };
-    if (split_axis(p, threads)) {  // few blocks, long axis: threads take slices of the axis,
-                                   // joined in slice order so the result never depends on timing
+    const size_t buf_len = size_t(kRowsPerGroup * kInnerChunk);
+    if (split_axis(p, threads)) {
+        // Few blocks, long axis: the axis is cut into slices, eight per thread (a
+        // thread that loses its core leaves one slice to the others, not half the
+        // work), each summed into its own f64 totals and joined in slice order, so
+        // the result never depends on timing.
         for (int64_t t = 0; t < tasks; ++t) {
             int64_t io, oo, i0;
             const int64_t width = locate(t, &io, &oo, &i0);
-            std::vector<double> parts(size_t(threads) * size_t(width), 0.0);
-            parallel_for(threads, 1, [&](int64_t t0, int64_t t1) {
-                std::vector<float> acc(static_cast<size_t>(width));
-                for (int64_t th = t0; th < t1; ++th) {
-                    const int64_t k0 = L * th / threads, k1 = L * (th + 1) / threads;
-                    sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width, acc.data(),
-                              parts.data() + size_t(th) * size_t(width));
+            // At least kSliceElements inputs a slice: each slice's totals cost a pass.
+            const int64_t slices = std::min(std::clamp<int64_t>(L * width / kSliceElements, threads,
+                                                                kSlicesPerThread * threads), L);
+            std::vector<double> parts(size_t(slices) * size_t(width), 0.0);
+            parallel_for(slices, 1, [&](int64_t s0, int64_t s1) {
+                std::vector<float> buf(buf_len);
+                for (int64_t sl = s0; sl < s1; ++sl) {
+                    const int64_t k0 = L * sl / slices, k1 = L * (sl + 1) / slices;
+                    sum_block(in + io + i0 + k0 * p.in_axis_stride, p.in_axis_stride, k1 - k0, width,
+                              parts.data() + size_t(sl) * size_t(width), buf.data());
                 }
             });
             for (int64_t i = 0; i < width; ++i) {
                 double total = 0.0;
-                for (int th = 0; th < threads; ++th) total += parts[size_t(th) * size_t(width) + i];
+                for (int64_t sl = 0; sl < slices; ++sl) total += parts[size_t(sl) * size_t(width) + i];
                 out[oo + i0 + i] = from_f32<T>(float(total));
             }
         }
         return;
     }
-    // Each chunk's running sums, allocated once per chunk rather than once per
-    // block (up to 192 KiB: too much for a thread's stack).
+    // The f64 totals and the scratch are allocated once per chunk of tasks.
     const size_t scratch = size_t(std::min(block, p.inner));
     parallel_for(tasks, grain_of(L * int64_t(scratch)), [&](int64_t begin, int64_t end) {
-        std::vector<float> acc(scratch);
         std::vector<double> total(scratch);
+        std::vector<float> buf(buf_len);
         for (int64_t t = begin; t < end; ++t) {
             int64_t io, oo, i0;
             const int64_t width = locate(t, &io, &oo, &i0);
             std::fill(total.begin(), total.begin() + width, 0.0);
-            sum_block(in + io + i0, p.in_axis_stride, L, width, acc.data(), total.data());
+            sum_block(in + io + i0, p.in_axis_stride, L, width, total.data(), buf.data());
             for (int64_t i = 0; i < width; ++i) out[oo + i0 + i] = from_f32<T>(float(total[size_t(i)]));
         }
     });

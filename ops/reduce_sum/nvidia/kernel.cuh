@@ -1,6 +1,7 @@
 // reduce_sum kernels, shared by every GPU backend through device_traits.cuh.
 // Element (o, k, i) of the input sits at in_off(o) + k * S + i (AxisPlan);
-// sums accumulate in f32 and round once to the output type. Every sum is taken
+// sums accumulate in f32 (a thread walking one column of many rows: its running
+// sum in f64) and round once to the output type. Every sum is taken
 // in an order fixed by the plan, so results are deterministic: no atomics.
 //
 // Row kernels (the axis is dense, inner == 1) read each row with 16-byte
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "runtime/gpu/device_traits.cuh"
 #include "runtime/gpu/gpu_common.cuh"
@@ -235,7 +237,11 @@ struct InnerParams {
 // Idea: a block is a bx x by tile; bx threads span the inner run with V-wide
 // vector loads, so each step along the axis is one coalesced row read, and by
 // threads walk the axis in parallel; a fixed-order tree in shared memory joins
-// them. Threads hold V f32 accumulators, so rows are read once. (A form whose
+// them. Threads hold V accumulators, so rows are read once: f32 for vector
+// columns (V > 1), f64 for a single column (V == 1: strided and broadcast rows,
+// where one thread may add a thousand rows of its column; in f32 its running sum
+// lost 1.3e-6 on 2^27 x 1e-3f, H200, 2026-12-01). Four rows at a time are added
+// pairwise in f32 before they join the running sum. (A form whose
 // chunks met in one cluster through distributed shared memory, one launch and
 // no workspace, measured 12-30% slower than the two passes on three of the
 // four shapes it took: H200, 2026-11-30.)
@@ -256,7 +262,8 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         const int64_t i = ((tile - o * p.tiles) * p.bx + tx) * V;
         int64_t io, oo;
         p.ix.offsets(o, &io, &oo);
-        float acc[V] = {};
+        using Acc = std::conditional_t<V == 1, double, float>;
+        Acc acc[V] = {};
         if (i < p.inner) {  // inner % V == 0, so the whole vector is in range
             const Tin *col = in + io + i;
             int64_t k = k0 + ty;
@@ -267,8 +274,8 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                 const Vec<Tin, V> v3 = gpu::load_vec<V>(col + (k + 3 * by) * S);
 #pragma unroll
                 for (int e = 0; e < V; ++e)
-                    acc[e] += (dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
-                              (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e]));
+                    acc[e] += Acc((dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
+                                  (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e])));
             }
             // The last up to 3 rows: their loads go out together, not one
             // round trip to memory each (a chunk of 249 rows left 2-3).
@@ -279,24 +286,28 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                 if (has2) v2 = gpu::load_vec<V>(col + (k + 2 * by) * S);
 #pragma unroll
                 for (int e = 0; e < V; ++e) {
-                    acc[e] += dev::to_f32(v0.v[e]);
-                    if (has1) acc[e] += dev::to_f32(v1.v[e]);
-                    if (has2) acc[e] += dev::to_f32(v2.v[e]);
+                    float tail = dev::to_f32(v0.v[e]);
+                    if (has1) tail += dev::to_f32(v1.v[e]);
+                    if (has2) tail += dev::to_f32(v2.v[e]);
+                    acc[e] += Acc(tail);
                 }
             }
         }
+        float sums[V];
+#pragma unroll
+        for (int e = 0; e < V; ++e) sums[e] = float(acc[e]);
         if (p.by == 1) {  // one thread per column: no tree, store straight from registers
             if (i < p.inner) {
                 if (partial != nullptr)
-                    store_sums(partial + (c * p.outer + o) * p.inner + i, acc);
+                    store_sums(partial + (c * p.outer + o) * p.inner + i, sums);
                 else
-                    store_sums(out + oo + i, acc);
+                    store_sums(out + oo + i, sums);
             }
             continue;  // p.by is uniform: every thread of the block takes this branch
         }
         float *mine = tile_sums + int64_t(threadIdx.x) * V;
 #pragma unroll
-        for (int e = 0; e < V; ++e) mine[e] = acc[e];
+        for (int e = 0; e < V; ++e) mine[e] = sums[e];
         __syncthreads();
         // Halve the rows of the tile until row 0 holds the column sums.
         for (int h = p.by / 2; h > 0; h /= 2) {
@@ -309,11 +320,11 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         }
         if (ty == 0 && i < p.inner) {
 #pragma unroll
-            for (int e = 0; e < V; ++e) acc[e] = mine[e];
+            for (int e = 0; e < V; ++e) sums[e] = mine[e];
             if (partial != nullptr)
-                store_sums(partial + (c * p.outer + o) * p.inner + i, acc);
+                store_sums(partial + (c * p.outer + o) * p.inner + i, sums);
             else
-                store_sums(out + oo + i, acc);
+                store_sums(out + oo + i, sums);
         }
         __syncthreads();  // the next tile overwrites tile_sums
     }
@@ -322,7 +333,8 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
 // Sums over a strided axis with one thread per output (inner == 1, axis
 // stride != 1, many outputs). Idea: neighbouring threads take neighbouring
 // outputs, which for these layouts are neighbouring addresses, so each step
-// along the axis is a coalesced read; four accumulators keep loads in flight.
+// along the axis is a coalesced read; four loads in flight, added pairwise in
+// f32, then into the thread's f64 sum (a thread adds its whole axis).
 template <typename T>
 __global__ void __launch_bounds__(256)
 reduce_strided_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t outer, int64_t L, int64_t S,
@@ -332,14 +344,13 @@ reduce_strided_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t out
         int64_t io, oo;
         ix.offsets(o, &io, &oo);
         const T *p = in + io;
-        float acc[4] = {};
+        double acc = 0.0;
         int64_t k = 0;
-        for (; k + 3 < L; k += 4) {
-#pragma unroll
-            for (int j = 0; j < 4; ++j) acc[j] += dev::to_f32(p[(k + j) * S]);
-        }
-        for (; k < L; ++k) acc[0] += dev::to_f32(p[k * S]);
-        out[oo] = dev::from_f32<T>((acc[0] + acc[1]) + (acc[2] + acc[3]));
+        for (; k + 3 < L; k += 4)
+            acc += double((dev::to_f32(p[k * S]) + dev::to_f32(p[(k + 1) * S])) +
+                          (dev::to_f32(p[(k + 2) * S]) + dev::to_f32(p[(k + 3) * S])));
+        for (; k < L; ++k) acc += double(dev::to_f32(p[k * S]));
+        out[oo] = dev::from_f32<T>(float(acc));
     }
 }
 
