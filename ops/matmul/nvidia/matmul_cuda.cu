@@ -192,7 +192,7 @@ oprt_status_t plan_tensor_cores(MatmulPlan &p) {
                         (long long)p.b_row, (long long)p.b_col, (long long)p.k);
         const oprt_status_t s = gpu::current_device("oprt_create_matmul_descriptor", &info);
         if (s != OPRT_SUCCESS) return s;
-        WgmmaChoice c = wgmma_choose(g, info.sm_count, gpu::clusters_allowed());
+        WgmmaChoice c = wgmma_choose(g, info.sm_count);
         c.overlapped = gpu::overlapped_launch_allowed();
         store_choice(p, c);
         p.workspace_bytes = wgmma_workspace_bytes(g, c);

@@ -1,34 +1,39 @@
 // matmul on Hopper tensor cores (sm_90a): TMA + wgmma + a warp-specialized pipeline.
 //
-// Idea: a block owns a BM x BN tile of C (BM 64 or 128, BN 64, 128 or 256). Warpgroup 0 is
-// the producer: one thread issues TMA copies of the next BMx64 slice of A and 64xBN slice
-// of B into a ring of shared-memory stages and waits only for a stage to be released. The
-// other BM/64 warpgroups are consumers, each computing 64 rows of the tile with
-// wgmma.mma_async m64nBNk16 straight from shared memory into f32 registers. Each stage has
-// two mbarriers: "full" (TMA bytes arrived: the producer announces the byte count, the
-// copies complete it) and "empty" (every consumer warp is done reading). setmaxnreg moves
-// registers from the producer (40) to the consumers (232) for the accumulators. The grid is
-// persistent (one block per SM walking the tiles in an order that keeps B tiles in L2), so
-// the producer already loads the next tile while the consumers store the last one. They
-// store it in 64x64 chunks: registers -> shared memory (swizzled, like the operands) -> a
-// TMA store that runs on while they start the next tile. Launches are overlapped
-// (programmatic dependent launch): a kernel's prologue runs during the previous one's tail.
+// Tiles. A block owns a BM x BN tile of C at a time: 128x256, 64x256, 64x128 or 64x64 (the
+// plan table at the bottom picks one per shape). The grid is persistent: one block per SM
+// walks the work units (tile, piece of K) in an order that keeps B tiles in L2.
 //
-// Two options fill the machine where plain tiles do not:
-// - Split-K: the K range is cut into `splits` pieces that run as separate work units; each
-//   writes its f32 partial tile to a workspace and a small kernel sums them into C. With M
-//   = 16 and N = K = 4096 there are only 32 tiles of 64x128; split 4 ways, 128 blocks
-//   stream B at once.
-// - Clusters of CM = 2 blocks on vertically adjacent tiles share the B tile: each loads half
-//   of it with a TMA multicast into both blocks' shared memory, so B crosses L2 once per
-//   pair. A stage is then released only when the consumers of both blocks are done with it
-//   (they arrive on the empty barriers of both blocks).
+// Warpgroups (128 threads each).
+// - Warpgroup 0, the producer: gives up registers (setmaxnreg 40) and one thread issues TMA
+//   copies of the next k-tile (a BMx64 slice of A, a 64xBN slice of B) into a ring of
+//   shared-memory stages.
+// - Warpgroups 1 .. BM/64, the consumers: take the registers (setmaxnreg 232), each computes
+//   64 rows of the tile with wgmma.mma_async m64nBNk16 from shared memory into f32
+//   registers, keeping one k-tile's MMAs in flight while the next stage is loaded.
+//
+// The barrier ring. Each stage has two mbarriers. "full": the producer announces the stage's
+// byte count, the TMA copies complete it; consumers wait on it. "empty": one arrival per
+// consumer warp once its MMAs on the stage are done; the producer waits on it before
+// refilling the stage. Stage i % kStages is used in round i / kStages, whose parity is the
+// phase to wait for.
+//
+// Split-K. Where the tiles alone do not fill the SMs (M = 16, N = K = 4096: 16 tiles of
+// 64x256), K is cut into `splits` pieces that run as separate work units; each writes its
+// f32 partial tile to a workspace and splitk_reduce sums the pieces into C in split order.
+//
+// Epilogue. Consumers store C in 64x64 chunks: registers -> shared memory (swizzled like the
+// operands) -> a TMA store that runs on while they start the next tile (two buffers per
+// consumer). Meanwhile the producer already loads the next tile's stages. Where TMA cannot
+// store C (odd strides, split-K partials), threads store pairs of columns from registers.
+// Launches are overlapped (programmatic dependent launch): a kernel's prologue runs during
+// the previous kernel's tail.
 //
 // Shared-memory layouts are the ones TMA writes with 128-byte swizzle and wgmma reads
 // through a matrix descriptor: rows of 64 16-bit values (128 bytes), the 16-byte chunks of
 // row r XORed with r % 8, 8-row groups 1024 bytes apart.
 //   A (K-major, rows = M): one BMx64 box; a k16 step starts 32 bytes further into the rows.
-//   B K-major (column-major B, rows = N): BNx64, read like A (loaded as CM boxes of BN/CM rows).
+//   B K-major (column-major B, rows = N): one BNx64 box, read like A.
 //   B N-major (row-major B, rows = K): BN/64 boxes of 64(N) x 64(K), 8 KB apart; wgmma reads
 //     it transposed (tnspB = 1): 64-column blocks 8 KB apart (leading byte offset), 8-row K
 //     groups 1024 bytes apart (stride byte offset); a k16 step starts 16 rows (2 KB) further.
@@ -40,7 +45,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
@@ -55,10 +59,9 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) 
 constexpr int kSmemMax = 227 * 1024;                    // dynamic shared memory per block on Hopper
 constexpr int kEpilogueChunkBytes = 64 * 64 * 2;        // 64 rows x 64 columns of C, one TMA store box
 
-template <int BM, int BN, int CM>
+template <int BM, int BN>
 struct Config {
     static_assert(BM == 64 || BM == 128, "a consumer warpgroup computes 64 rows");
-    static_assert(CM == 1 || (CM == 2 && BN >= 128), "a cluster splits B into 64-column pieces");
     static constexpr int kConsumers = BM / 64;
     static constexpr int kThreads = 128 * (1 + kConsumers);
     static constexpr int kATileBytes = BM * kBK * 2;
@@ -307,16 +310,6 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
-// Arrives on the barrier at the same shared-memory offset in block `cta` of the cluster
-// (this block itself when the cluster is one block).
-__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t cta) {
-    asm volatile(
-        "{\n.reg .b32 remote;\n"
-        "mapa.shared::cluster.u32 remote, %0, %1;\n"
-        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
-        "r"(cta)
-        : "memory");
-}
 // Waits until the barrier's phase with this parity has completed. A fresh barrier is in
 // phase 0, so waiting for parity 1 returns at once (how the producer sees the empty ring).
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
@@ -332,19 +325,7 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     } while (!done);
 }
 
-__device__ __forceinline__ uint32_t cluster_rank() {
-    uint32_t r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-    return r;
-}
-// Every thread of every block of the cluster.
-__device__ __forceinline__ void cluster_sync() {
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-
 // 2-D TMA copy of the box at (c0 innermost, c1) into shared memory; completes `bar`'s bytes.
-// With a multicast mask, the box lands at the same offset in every block of the mask and
-// completes the barrier at the same offset in each.
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar) {
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
@@ -352,15 +333,6 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map
         "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
         : "memory");
 }
-__device__ __forceinline__ void tma_load_2d_multicast(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar,
-                                                      uint16_t mask) {
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
-        "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar), "h"(mask)
-        : "memory");
-}
-
 // TMA store of a box of C from shared memory, clipped to the matrix; one bulk group each.
 __device__ __forceinline__ void tma_store_2d(const CUtensorMap *map, uint32_t src, int c0, int c1) {
     asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
@@ -410,22 +382,22 @@ __device__ __forceinline__ void setmaxnreg_inc() {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
 }
 
-// A work unit: one tile of C (of this block; the cluster's blocks take vertically adjacent
-// tiles) and one piece of K. Units walk kGroupM rows of cluster tiles down each column of
-// N-tiles; the pieces of one tile are neighbours. The same order in producer and consumers.
+// A work unit: one tile of C and one piece of K. Units walk kGroupM rows of tiles down each
+// column of N-tiles; the pieces of one tile are neighbours. The same order in producer and
+// consumers.
 struct Unit {
     int m0, n0, kt0, kt1;  // first row and column, k-tiles [kt0, kt1)
 };
-template <int BM, int BN, int CM>
-__device__ __forceinline__ Unit unit_at(int u, const Params &p, uint32_t rank) {
-    const int tiles_m = (p.m + BM - 1) / BM, rows = (tiles_m + CM - 1) / CM, tiles_n = (p.n + BN - 1) / BN;
+template <int BM, int BN>
+__device__ __forceinline__ Unit unit_at(int u, const Params &p) {
+    const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
     const int k_tiles = (p.k + kBK - 1) / kBK;
     const int split = u % p.splits, t = u / p.splits;
     const int per_group = kGroupM * tiles_n;
     const int first = (t / per_group) * kGroupM;
-    const int group = min(rows - first, kGroupM);
+    const int group = min(tiles_m - first, kGroupM);
     Unit w;
-    w.m0 = ((first + (t % per_group) % group) * CM + int(rank)) * BM;
+    w.m0 = (first + (t % per_group) % group) * BM;
     w.n0 = ((t % per_group) / group) * BN;
     w.kt0 = split * p.split_k_tiles;
     w.kt1 = min(w.kt0 + p.split_k_tiles, k_tiles);
@@ -433,13 +405,13 @@ __device__ __forceinline__ Unit unit_at(int u, const Params &p, uint32_t rank) {
 }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// BKMajor: B is contiguous along K (column-major B); else along N. CM: blocks per cluster.
-template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+// BKMajor: B is contiguous along K (column-major B); else along N.
+template <int BM, int BN, bool Bf16, bool BKMajor>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_c, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cfg = Config<BM, BN, CM>;
+    using Cfg = Config<BM, BN>;
     constexpr int kStages = Cfg::kStages;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;  // 128-byte swizzle wants 1 KB alignment
@@ -450,21 +422,19 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(full + 8 * s, 1);                                 // the producer's arrive (plus the TMA bytes)
-            mbar_init(empty + 8 * s, Cfg::kConsumers * 4 * CM);  // one arrive per consumer warp of the cluster
+            mbar_init(empty + 8 * s, Cfg::kConsumers * 4);  // one arrive per consumer warp
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    if constexpr (CM > 1) cluster_sync();  // the peer's barriers exist before any copy or arrive reaches them
-    else __syncthreads();
+    __syncthreads();
     // Overlapped launch: the next kernel may launch now; global memory is touched only once
     // the previous kernel has finished (both no-ops in a plain launch).
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
     asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
-    const uint32_t rank = CM > 1 ? cluster_rank() : 0;
     const int tiles_m = (p.m + BM - 1) / BM, tiles_n = (p.n + BN - 1) / BN;
-    const int units = (tiles_m + CM - 1) / CM * tiles_n * p.splits;
-    const int first_unit = blockIdx.x / CM, unit_step = gridDim.x / CM;
+    const int units = tiles_m * tiles_n * p.splits;
+    const int first_unit = blockIdx.x, unit_step = gridDim.x;
     const int warpgroup = threadIdx.x / 128;
 
     if (warpgroup == 0) {  // producer
@@ -472,7 +442,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         if (threadIdx.x == 0) {
             uint32_t it = 0;  // k-tiles issued so far, over all units: stage it % kStages
             for (int u = first_unit; u < units; u += unit_step) {
-                const Unit w = unit_at<BM, BN, CM>(u, p, rank);
+                const Unit w = unit_at<BM, BN>(u, p);
                 for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                     const uint32_t s = it % kStages, parity = (it / kStages) & 1;
                     const uint32_t bar = full + 8 * s;
@@ -480,26 +450,11 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                     mbar_arrive_expect_tx(bar, Cfg::kStageBytes);
                     const uint32_t sa = base + s * Cfg::kStageBytes, sb = sa + Cfg::kATileBytes;
                     tma_load_2d(sa, &map_a, kt * kBK, w.m0, bar);
-                    if constexpr (CM == 1) {
-                        if constexpr (BKMajor) {
-                            tma_load_2d(sb, &map_b, kt * kBK, w.n0, bar);
-                        } else {
+                    if constexpr (BKMajor) {
+                        tma_load_2d(sb, &map_b, kt * kBK, w.n0, bar);
+                    } else {
 #pragma unroll
-                            for (int j = 0; j < BN / 64; ++j) tma_load_2d(sb + j * 8192, &map_b, w.n0 + 64 * j, kt * kBK, bar);
-                        }
-                    } else {  // this block's share of B, into every block of the cluster
-                        constexpr uint16_t kAll = (1u << CM) - 1;
-                        if constexpr (BKMajor) {
-                            constexpr int kRows = BN / CM;
-                            tma_load_2d_multicast(sb + rank * kRows * 128, &map_b, kt * kBK, w.n0 + int(rank) * kRows, bar,
-                                                  kAll);
-                        } else {
-#pragma unroll
-                            for (int j = 0; j < BN / 64 / CM; ++j) {
-                                const int piece = int(rank) * (BN / 64 / CM) + j;
-                                tma_load_2d_multicast(sb + piece * 8192, &map_b, w.n0 + 64 * piece, kt * kBK, bar, kAll);
-                            }
-                        }
+                        for (int j = 0; j < BN / 64; ++j) tma_load_2d(sb + j * 8192, &map_b, w.n0 + 64 * j, kt * kBK, bar);
                     }
                 }
             }
@@ -508,21 +463,15 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         setmaxnreg_inc<kConsumerRegs>();
         const int consumer = warpgroup - 1;
         const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-        // Hands a stage back to the producers of every block of the cluster.
+        // Hands a stage back to the producer: one arrival per warp.
         auto release = [&](uint32_t stage) {
-            if (lane != 0) return;
-            if constexpr (CM == 1) {
-                mbar_arrive(empty + 8 * stage);
-            } else {
-#pragma unroll
-                for (int r = 0; r < CM; ++r) mbar_arrive_cluster(empty + 8 * stage, r);
-            }
+            if (lane == 0) mbar_arrive(empty + 8 * stage);
         };
         float d[BN / 2];
         uint32_t it = 0;
         uint32_t chunks = 0;  // epilogue chunks written so far: buffer chunks % 2
         for (int u = first_unit; u < units; u += unit_step) {
-            const Unit w = unit_at<BM, BN, CM>(u, p, rank);
+            const Unit w = unit_at<BM, BN>(u, p);
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
             for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
@@ -601,8 +550,6 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         }
     }
     if (warpgroup > 0 && threadIdx.x % 128 == 0) tma_store_wait_all();  // the last stores read shared memory
-    // A block leaves only when its peers no longer copy into its memory or arrive on its barriers.
-    if constexpr (CM > 1) cluster_sync();
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
@@ -653,7 +600,7 @@ bool device_ok(int device) {
         const bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
                         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
                         major == 9 && minor == 0 &&
-                        cudaFuncGetAttributes(&attr, wgmma_kernel<128, 256, 1, true, false>) == cudaSuccess &&
+                        cudaFuncGetAttributes(&attr, wgmma_kernel<128, 256, true, false>) == cudaSuccess &&
                         attr.binaryVersion >= 90 && attr.numRegs >= 128 && encoder() != nullptr;
         if (!ok) cudaGetLastError();  // a failed query must not surface at the caller's next check
         state[device] = ok ? 1 : 2;
@@ -690,44 +637,15 @@ int64_t workspace_bytes(const GemmArgs &g, int splits) {
     return pieces > 1 ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) + 16 : 0;
 }
 
-// Clusters of this kernel that fit on the device at once (GPCs may leave an SM unpaired),
-// asked once per device (outside any stream capture's rules); sms / CM if the query fails.
-template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
-int64_t resident_clusters(const cudaLaunchConfig_t &config, int sms) {
-    constexpr int kMaxDevices = 64;
-    static std::atomic<int> cached[kMaxDevices] = {};
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return sms / CM;
-    if (cached[device] == 0) {
-        cudaLaunchConfig_t c = config;
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim = {unsigned(CM), 1, 1};
-        c.gridDim = dim3(unsigned(CM));
-        c.attrs = &attr, c.numAttrs = 1;
-        int clusters = 0;
-        cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-        cudaThreadExchangeStreamCaptureMode(&mode);
-        const cudaError_t err = cudaOccupancyMaxActiveClusters(&clusters, wgmma_kernel<BM, BN, CM, Bf16, BKMajor>, &c);
-        cudaThreadExchangeStreamCaptureMode(&mode);
-        if (err != cudaSuccess || clusters < 1) {
-            cudaGetLastError();
-            clusters = sms / CM;
-        }
-        cached[device] = clusters;
-    }
-    return cached[device];
-}
-
-template <int BM, int BN, int CM, bool Bf16, bool BKMajor>
+template <int BM, int BN, bool Bf16, bool BKMajor>
 cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace, int sms, cudaStream_t stream) {
-    using Cfg = Config<BM, BN, CM>;
+    using Cfg = Config<BM, BN>;
     CUtensorMap map_a, map_b;
     if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, BM, kBK)) return cudaErrorInvalidValue;
-    const bool b_ok = BKMajor ? encode(&map_b, Bf16, g.b, g.n, g.k, g.b_col, BN / CM, kBK)  // rows N, K contiguous
+    const bool b_ok = BKMajor ? encode(&map_b, Bf16, g.b, g.n, g.k, g.b_col, BN, kBK)  // rows N, K contiguous
                               : encode(&map_b, Bf16, g.b, g.k, g.n, g.b_row, kBK, 64);      // rows K, N contiguous
     if (!b_ok) return cudaErrorInvalidValue;
-    auto kernel = wgmma_kernel<BM, BN, CM, Bf16, BKMajor>;
+    auto kernel = wgmma_kernel<BM, BN, Bf16, BKMajor>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
     if (err != cudaSuccess) return err;
 
@@ -750,22 +668,14 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
     config.blockDim = dim3(Cfg::kThreads);
     config.dynamicSmemBytes = Cfg::kSmemBytes;
     config.stream = stream;
-    cudaLaunchAttribute attr[2];
-    unsigned n = 0;
-    if (choice.overlapped) {
-        attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attr[n++].val.programmaticStreamSerializationAllowed = 1;
-    }
-    if (CM > 1) {
-        attr[n].id = cudaLaunchAttributeClusterDimension;
-        attr[n++].val.clusterDim = {unsigned(CM), 1, 1};
-    }
-    config.attrs = attr;
-    config.numAttrs = n;
-    // Persistent: as many blocks (whole clusters) as run at once, at most one per unit.
-    const int64_t units = ceil_div(ceil_div(g.m, BM), CM) * ceil_div(g.n, BN) * p.splits;
-    const int64_t resident = CM > 1 ? resident_clusters<BM, BN, CM, Bf16, BKMajor>(config, sms) : sms;
-    config.gridDim = dim3(unsigned((units < resident ? units : resident) * CM));
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attr;
+    config.numAttrs = choice.overlapped ? 1 : 0;
+    // Persistent: one block per SM, at most one per unit.
+    const int64_t units = ceil_div(g.m, BM) * ceil_div(g.n, BN) * p.splits;
+    config.gridDim = dim3(unsigned(units < sms ? units : sms));
     err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
     if (err != cudaSuccess || p.splits == 1) return err;
 
@@ -773,7 +683,6 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
     config.gridDim = dim3(unsigned(ceil_div(pairs, 256) < 8 * sms ? ceil_div(pairs, 256) : 8 * sms));
     config.blockDim = dim3(256);
     config.dynamicSmemBytes = 0;
-    config.numAttrs = choice.overlapped ? 1 : 0;  // no cluster
     return cudaLaunchKernelEx(&config, splitk_reduce<Bf16>, p);
 }
 
@@ -781,28 +690,25 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
 using Launcher = cudaError_t (*)(const GemmArgs &, const WgmmaChoice &, void *, int, cudaStream_t);
 struct Variant {
     const char *name;
-    int bm, bn, cm;
+    int bm, bn;
     Launcher fn[2][2];  // [bf16][B contiguous along K]
 };
-template <int BM, int BN, int CM>
+template <int BM, int BN>
 constexpr Variant variant(const char *name) {
     return {name,
             BM,
             BN,
-            CM,
-            {{launch<BM, BN, CM, false, false>, launch<BM, BN, CM, false, true>},
-             {launch<BM, BN, CM, true, false>, launch<BM, BN, CM, true, true>}}};
+            {{launch<BM, BN, false, false>, launch<BM, BN, false, true>},
+             {launch<BM, BN, true, false>, launch<BM, BN, true, true>}}};
 }
-enum : int { k128x256, k128x256c2, k128x128, k128x128c2, k128x64, k64x256, k64x128, k64x64 };
+enum : int { k128x256, k64x256, k64x128, k64x64 };
 const Variant kVariants[] = {
-    variant<128, 256, 1>("128x256"), variant<128, 256, 2>("128x256c2"), variant<128, 128, 1>("128x128"),
-    variant<128, 128, 2>("128x128c2"), variant<128, 64, 1>("128x64"),   variant<64, 256, 1>("64x256"),
-    variant<64, 128, 1>("64x128"),     variant<64, 64, 1>("64x64"),
+    variant<128, 256>("128x256"),
+    variant<64, 256>("64x256"),
+    variant<64, 128>("64x128"),
+    variant<64, 64>("64x64"),
 };
 constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
-// Each variant's twin without clusters (where clusters are not allowed).
-constexpr int kSingleBlock[] = {k128x256, k128x256, k128x128, k128x128, k128x64, k64x256, k64x128, k64x64};
-static_assert(sizeof(kSingleBlock) == sizeof(int) * kVariantCount, "one twin per variant");
 
 // The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
 // per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
@@ -828,14 +734,13 @@ constexpr PlanRow kPlan[] = {
     {kAnyM, kAny, k128x256, 1, false},  // about a wave and more (2048^3 .. 8192^3)
 };
 
-WgmmaChoice choose(const GemmArgs &g, int sms, bool clusters) {
+WgmmaChoice choose(const GemmArgs &g, int sms) {
     const double waves = double(ceil_div(g.m, 128) * ceil_div(g.n, 256)) / sms;
     for (const PlanRow &row : kPlan) {
         if (g.m > row.max_m || waves > row.max_waves) continue;
-        int variant = row.variant;
-        if (!clusters && kVariants[variant].cm > 1) variant = kSingleBlock[variant];
+        const int variant = row.variant;
         const Variant &v = kVariants[variant];
-        const int64_t units = ceil_div(ceil_div(g.m, v.bm), v.cm) * v.cm * ceil_div(g.n, v.bn);
+        const int64_t units = ceil_div(g.m, v.bm) * ceil_div(g.n, v.bn);
         int64_t splits = sms / units;
         const int64_t deep = ceil_div(g.k, kBK) / kMinSplitKTiles;
         if (splits > row.max_splits) splits = row.max_splits;
@@ -872,7 +777,7 @@ const char *wgmma_variant_name(int variant) {
     return variant >= 0 && variant < kVariantCount ? kVariants[variant].name : "?";
 }
 
-WgmmaChoice wgmma_choose(const GemmArgs &g, int sms, bool clusters) { return wgmma_detail::choose(g, sms, clusters); }
+WgmmaChoice wgmma_choose(const GemmArgs &g, int sms) { return wgmma_detail::choose(g, sms); }
 
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice) {
     return size_t(wgmma_detail::workspace_bytes(g, choice.splits));

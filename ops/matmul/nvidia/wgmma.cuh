@@ -18,7 +18,7 @@ namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
 // extent; M, N, K below 2^31. C: any strides.
 bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype);
 
-// How to run one problem: a compiled kernel variant (tile shape, cluster), how many ways K
+// How to run one problem: a compiled kernel variant (tile shape), how many ways K
 // is split (f32 partial sums in a workspace, then a reduce kernel), and launch options.
 struct WgmmaChoice {
     int variant = 0;
@@ -28,8 +28,8 @@ struct WgmmaChoice {
 };
 
 // The plan: the variant and split for this shape on a device with `sms` SMs, from the table
-// in wgmma.cu; `clusters`: whether thread-block clusters may be used.
-WgmmaChoice wgmma_choose(const GemmArgs &g, int sms, bool clusters);
+// in wgmma.cu.
+WgmmaChoice wgmma_choose(const GemmArgs &g, int sms);
 
 // Device workspace the choice needs (0 when K is not split); any alignment.
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice);
@@ -41,6 +41,6 @@ cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choi
 
 // The compiled variants, by number (the benchmark's --sweep runs each to set the table).
 int wgmma_variant_count();
-const char *wgmma_variant_name(int variant);  // e.g. "128x256c2": BM x BN, clusters of 2
+const char *wgmma_variant_name(int variant);  // e.g. "128x256": BM x BN
 
 }  // namespace oprt::matmul::OPRT_GPU_BACKEND_NS

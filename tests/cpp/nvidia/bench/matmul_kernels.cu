@@ -14,10 +14,10 @@
 // A kernel whose launch or run reports an error is not run again; a kernel that breaks the
 // CUDA context ends the program (run each kernel in its own process to isolate them).
 // --quick: bf16 4096^3 and the odd shapes. --check-only: no timing (for compute-sanitizer).
-// --sweep: for bf16, also every wgmma variant (tile shape, cluster) with each K split that
-// can fill the GPU ("wg:128x256c2/s1": 128x256 tiles, clusters of 2, K not split; "/d":
-// not split, C stored from registers rather than through shared memory and TMA; NAMES: only
-// these variants, comma-separated, e.g. --sweep=128x256,128x256c2), checked like the rest,
+// --sweep: for bf16, also every wgmma variant (tile shape) with each K split that can fill
+// the GPU ("wg:128x256/s1": 128x256 tiles, K not split; "/d": not split, C stored from
+// registers rather than through shared memory and TMA; NAMES: only these variants,
+// comma-separated, e.g. --sweep=128x256,64x128; --list-variants prints them), checked like the rest,
 // then per case the fastest and what the plan picks now: the figures that set the plan's
 // table in wgmma.cu. Odd shapes run splits 1 and 3 only, for correctness.
 #include <cublas_v2.h>
@@ -65,12 +65,11 @@ double seconds(F launch, cudaStream_t stream) {
 }
 namespace mm = oprt::matmul::nvidia;
 
-// Work units of wgmma variant v with K not split, from its name ("BMxBN", "c2": clusters of 2).
+// Work units of wgmma variant v with K not split, from its name ("BMxBN").
 int64_t sweep_units(const GemmArgs &g, int v) {
     int bm = 128, bn = 256;
     std::sscanf(mm::wgmma_variant_name(v), "%dx%d", &bm, &bn);
-    const int64_t cm = std::strchr(mm::wgmma_variant_name(v), 'c') ? 2 : 1;
-    return ((g.m + bm - 1) / bm + cm - 1) / cm * cm * ((g.n + bn - 1) / bn);
+    return ((g.m + bm - 1) / bm) * ((g.n + bn - 1) / bn);
 }
 
 int64_t round8(int64_t x) { return (x + 7) / 8 * 8; }
@@ -235,7 +234,7 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             std::vector<Run> runs;
             for (const std::string &kname : kernels) {
                 if (kname == "wgmma") {
-                    const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms, true);
+                    const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms);
                     runs.push_back({kname, mm::wgmma_supports(g, dtype), mm::wgmma_workspace_bytes(g, plan),
                                     [&, plan](const GemmArgs &x, void *ws) {
                                         return mm::wgmma_launch(x, dtype, plan, ws, stream);
@@ -247,7 +246,7 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             }
             if (sweep && mm::wgmma_supports(g, dtype)) {
                 // The plan's choice launched plainly: what the overlapped launch gains.
-                mm::WgmmaChoice plain = mm::wgmma_choose(g, g_sms, true);
+                mm::WgmmaChoice plain = mm::wgmma_choose(g, g_sms);
                 plain.overlapped = false;
                 runs.push_back({"wgmma-plain", true, mm::wgmma_workspace_bytes(g, plain),
                                 [&, plain](const GemmArgs &x, void *ws) { return mm::wgmma_launch(x, dtype, plain, ws, stream); }});
@@ -319,7 +318,7 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                 std::fflush(stdout);
             }
             if (!best_name.empty() && g_timing) {
-                const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms, true);
+                const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms);
                 std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS; the plan picks %s/s%d\n", shape, dname,
                             lay.name, best_name.c_str() + 3, best_s * 1e6, 100.0 * blas_s / best_s,
                             mm::wgmma_variant_name(plan.variant), plan.splits);
