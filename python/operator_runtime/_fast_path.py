@@ -13,9 +13,10 @@ the descriptor depend on, per array library:
   dtype, shape, element strides, device and layout, whether the output requires grad
   (refused as an output by the slow path), and for CUDA tensors the current stream (the
   descriptor's workspace was allocated on it, and it is what the call is queued on).
-  Tensors with the negative or conjugate bit get no key (the slow path resolves such an
-  input into a copy), nor does a CUDA call on another device than the current one (the
-  slow path switches device for the launch).
+  Tensors with the negative bit get no key (the slow path resolves such an input into a
+  copy); the conjugate bit needs no check: torch sets it on complex tensors only, whose
+  dtype (in the key) no cached plan has. Nor does a CUDA call on another device than the
+  current one get a key (the slow path switches device for the launch).
 
 A new output (relu(x) without out=) is allocated like the first input, so its layout
 follows from the inputs': the key says "new" in its place.
@@ -91,14 +92,15 @@ class NumpyFast:
 class TorchFast:
     """Keys, pointers and new outputs of plain torch tensors (CPU or CUDA)."""
 
-    _layout = operator.attrgetter("__class__", "dtype", "shape", "device", "layout")
+    _layout = operator.attrgetter("__class__", "dtype", "device", "layout")
 
     def __init__(self, torch):
         self.torch = torch
         tensor = torch.Tensor
         self._data_ptr = tensor.data_ptr
+        self._size = tensor.size  # the shape (a torch.Size, as .shape gives, a little cheaper)
         self._stride = tensor.stride
-        self._lazy = (tensor.is_neg, tensor.is_conj)
+        self._is_neg = tensor.is_neg
         self.strided = torch.strided
         self.contiguous = torch.contiguous_format
         self.dtypes = frozenset((torch.float32, torch.float16, torch.bfloat16))
@@ -110,15 +112,16 @@ class TorchFast:
 
     def key(self, arrays, new_out):
         """("new" for a new output, else whether the output requires grad; the current
-        CUDA stream (None on the CPU); (class, dtype, shape, device, layout) of each given
-        tensor, then the strides of each), or None (see the module's docstring)."""
+        CUDA stream (None on the CPU); (class, dtype, device, layout) of each given tensor,
+        then the shape of each, then the strides of each), or None (see the module's
+        docstring)."""
         given = arrays[1:] if new_out else arrays
-        is_neg, is_conj = self._lazy
         first = given[0]
         try:
-            if any(map(is_neg, given)) or any(map(is_conj, given)):
+            if any(map(self._is_neg, given)):
                 return None
-            layouts = (*map(self._layout, given), *map(self._stride, given))
+            layouts = (*map(self._layout, given), *map(self._size, given),
+                       *map(self._stride, given))
         except (TypeError, RuntimeError):  # not a tensor; no strides (sparse, ...)
             return None
         stream = None
