@@ -88,6 +88,10 @@ class NumpyFast:
         """A new contiguous array of src's shape and dtype."""
         return self.np.empty(src.shape, src.dtype)
 
+    def empty_for(self, src):
+        """How to allocate a new output like each array of src's layout: empty()."""
+        return self.empty
+
 
 class TorchFast:
     """Keys, pointers and new outputs of plain torch tensors (CPU or CUDA)."""
@@ -150,6 +154,19 @@ class TorchFast:
         """A new contiguous tensor of src's shape and dtype on its device (empty_like: a
         few times cheaper than torch.empty(shape, dtype=, device=))."""
         return self.torch.empty_like(src, memory_format=self.contiguous)
+
+    def empty_for(self, src):
+        """How to allocate a new output like each tensor of src's layout (its shape,
+        strides, dtype and device), contiguous: torch.empty_like(src) itself, without the
+        memory_format argument (a quarter cheaper), where src's strides are the contiguous
+        ones (empty_like then copies them: src is dense), else empty()."""
+        strides, step = [], 1
+        for n in reversed(src.shape):
+            strides.append(step)
+            step *= n
+        if step and src.stride() == tuple(reversed(strides)):
+            return self.torch.empty_like
+        return self.empty
 
 
 _kinds = {}  # class -> NumpyFast, TorchFast or None (no fast path), filled on first sight
