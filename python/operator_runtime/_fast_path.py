@@ -96,13 +96,12 @@ class NumpyFast:
 class TorchFast:
     """Keys, pointers and new outputs of plain torch tensors (CPU or CUDA)."""
 
-    _layout = operator.attrgetter("__class__", "dtype", "device", "layout")
+    _layout = operator.attrgetter("__class__", "dtype", "shape", "device", "layout")
 
     def __init__(self, torch):
         self.torch = torch
         tensor = torch.Tensor
         self._data_ptr = tensor.data_ptr
-        self._size = tensor.size  # the shape (a torch.Size, as .shape gives, a little cheaper)
         self._stride = tensor.stride
         self._is_neg = tensor.is_neg
         self.strided = torch.strided
@@ -116,16 +115,14 @@ class TorchFast:
 
     def key(self, arrays, new_out):
         """("new" for a new output, else whether the output requires grad; the current
-        CUDA stream (None on the CPU); (class, dtype, device, layout) of each given tensor,
-        then the shape of each, then the strides of each), or None (see the module's
-        docstring)."""
+        CUDA stream (None on the CPU); (class, dtype, shape, device, layout) of each given
+        tensor, then the strides of each), or None (see the module's docstring)."""
         given = arrays[1:] if new_out else arrays
         first = given[0]
         try:
             if any(map(self._is_neg, given)):
                 return None
-            layouts = (*map(self._layout, given), *map(self._size, given),
-                       *map(self._stride, given))
+            layouts = (*map(self._layout, given), *map(self._stride, given))
         except (TypeError, RuntimeError):  # not a tensor; no strides (sparse, ...)
             return None
         stream = None
