@@ -191,6 +191,10 @@ class _TorchKind:
         # and Inductor) where it exists; torch.cuda.current_stream() costs about 8 us.
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
         self._stream = raw or (lambda index: torch.cuda.current_stream(index).cuda_stream)
+        # The current device's index: what torch.cuda.current_device() returns after its
+        # lazy-init check (a tensor on the GPU exists here, so CUDA is initialized).
+        self._current_device = getattr(torch._C, "_cuda_getDevice", None) \
+            or (lambda: torch.cuda.current_device())
 
     def describe(self, func, name, t, role=INPUT):
         if t.layout != self.torch.strided:
@@ -250,15 +254,14 @@ class _TorchKind:
     def launch(self, device, workspace, fn):
         if device[0] == "cpu":
             return fn(None)
-        cuda = self.torch.cuda
-        if cuda.current_device() != device[1]:  # the C library launches on the current device
-            with cuda.device(device[1]):
+        if self._current_device() != device[1]:  # the C library launches on the current device
+            with self.torch.cuda.device(device[1]):
                 return self.launch(device, workspace, fn)
         stream = self._stream(device[1])
         if workspace is not None and stream != workspace.stream:
             # Once freed, the caching allocator may hand the workspace out again as soon as
             # the stream it was allocated on is done with it: tell it about this one too.
-            workspace.buffer.record_stream(cuda.current_stream())
+            workspace.buffer.record_stream(self.torch.cuda.current_stream())
         return fn(stream)
 
 

@@ -23,6 +23,7 @@ class PreparedOp:
     _desc = None
     _runner = None
     _calls = None  # C descriptor only: guards _desc and counts the C calls using it
+    _calls_lock = None  # _calls' lock, taken directly by the calls (cheaper than the Condition)
     _adapt = None  # run_inputs' arrays -> (the arrays the C call takes, the result to return)
 
     def __init__(self, op, operands, params, backend, func=None, variant=None):
@@ -48,7 +49,8 @@ class PreparedOp:
         self._c = lib.op(op)
         self._check = lib.check
         self._destroy_c = self._c.destroy  # kept so __del__ needs no module globals
-        self._calls = threading.Condition(threading.Lock())
+        self._calls_lock = threading.Lock()
+        self._calls = threading.Condition(self._calls_lock)
         self._in_flight = 0  # C calls using _desc now, in any thread: destroy() waits for them
         # A Python backend validates in C too, whichever backend runs (one validation per
         # operator): it keeps a descriptor made on the CPU backend (which reads no data),
@@ -193,14 +195,14 @@ class PreparedOp:
     def _enter_call(self):
         """The live descriptor and runner (None for a C backend), counted as in use until
         _exit_call (destroy() waits)."""
-        with self._calls:
+        with self._calls_lock:
             if self._desc is None:
                 raise OperatorRuntimeError(f"{self.op}: this PreparedOp was destroyed")
             self._in_flight += 1
             return self._desc, self._runner
 
     def _exit_call(self):
-        with self._calls:
+        with self._calls_lock:  # holding it is holding _calls: notify_all may be called
             self._in_flight -= 1
             if not self._in_flight and self._desc is None:  # destroy() is waiting
                 self._calls.notify_all()

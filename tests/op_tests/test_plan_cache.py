@@ -164,6 +164,14 @@ def test_torch_hits_and_keys(device_name, creates, seed):
     torch.testing.assert_close(ort.relu(x.half(), 0.5), want.half(), rtol=0, atol=0)
     torch.testing.assert_close(ort.relu(x[:, ::2], 0.5), want[:, ::2], rtol=0, atol=0)
     assert creates == ["relu"] * 5  # transposed, float16, strided: three more layouts
+    # New outputs on hits are contiguous too, whatever the input's strides (a transposed
+    # input; a size-1 dim with a stride no contiguous tensor has), and compute right.
+    odd = x[:1].as_strided((1, 33), (100, 1))
+    for src in (x.t(), x.t(), odd, odd):
+        new = ort.relu(src, 0.5)
+        assert new.stride() == (src.shape[1], 1)
+        torch.testing.assert_close(new, torch.where(src > 0, src, 0.5 * src), rtol=0, atol=0)
+    assert creates == ["relu"] * 6  # the size-1 dim's stride: one more layout
     # The negative bit: resolved (never read raw), whatever was cached for plain tensors.
     torch.testing.assert_close(ort.relu(torch._neg_view(x), 0.5),
                                torch.where(-x > 0, -x, -0.5 * x), rtol=0, atol=0)
@@ -232,16 +240,15 @@ def test_a_layout_in_use_stays_cached(creates):
 def test_an_error_on_a_hit_leaves_the_entry_usable(creates, monkeypatch):
     """An exception between taking an entry and running it (here: allocating the new
     output) gives the entry back: later calls hit it, and clearing does not wait forever."""
-    from operator_runtime import _fast_path
-
     x = np.linspace(-1, 1, 12, dtype=np.float32)
     ort.relu(x, backend="cpu")
+    (entry,) = _plan_cache._entries.values()
 
-    def no_memory(self, src):
+    def no_memory(src):
         raise MemoryError("no memory for the output")
 
     with monkeypatch.context() as m:
-        m.setattr(_fast_path.NumpyFast, "empty", no_memory)
+        m.setattr(entry, "new", no_memory)  # the entry's allocator of new outputs
         with pytest.raises(MemoryError):
             ort.relu(x, backend="cpu")
     np.testing.assert_array_equal(ort.relu(x, backend="cpu"), _relu_ref(x))

@@ -27,15 +27,18 @@ def _params_key(params):
 class _Plan(_plan_cache.Entry):
     """A plan cache entry: a PreparedOp (its descriptor and workspace; no array) and, for
     the fast path, its C execute call with every argument but the data pointers built
-    once, so that a call on a layout seen before is one ctypes call."""
+    once, so that a call on a layout seen before is one ctypes call (and, for a new
+    output, one allocation)."""
 
-    __slots__ = ("prepared", "execute", "head", "read", "stream", "fallback")
+    __slots__ = ("prepared", "execute", "head", "read", "stream", "fallback", "new")
 
-    def __init__(self, prepared, arrays=None, fast=None, layout=None):
+    def __init__(self, prepared, arrays=None, fast=None, layout=None, new_out=False):
         super().__init__()
         self.prepared = prepared
         if fast is None:
             return
+        # new: the first input -> a new output like the one of this call (relu(x)).
+        self.new = fast.empty_for(arrays[1]) if new_out else None
         c, ws, size = prepared._c, prepared._workspace, prepared.workspace_size
         ws_ptr = ws and ws.ptr
         self.stream = fast.stream_of(layout)  # the CUDA stream of the key; None on the host
@@ -92,7 +95,7 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
             if plan is not None:  # the layout was checked when the plan was cached
                 try:
                     if new_out:
-                        arrays = (fast.empty(arrays[1]), *arrays[1:])
+                        arrays = (plan.new(arrays[1]), *arrays[1:])
                     status = plan.execute(*plan.head, *map(plan.read, arrays), plan.stream)
                 except TypeError:  # a read-only numpy array exports no writable buffer
                     execute, head, read_any = plan.fallback
@@ -128,7 +131,8 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
         prepared = PreparedOp(op, operands, params, backend, func=func, variant=variant)
         prepared._operands = [o.without_arrays() for o in operands]  # keeps no array alive
         prepared._ptrs = None
-        plan = _Plan(prepared) if layout is None else _Plan(prepared, arrays, fast, layout)
+        plan = _Plan(prepared) if layout is None else _Plan(prepared, arrays, fast, layout,
+                                                            new_out)
     try:
         result = plan.prepared._execute_owned(operands, _data_pointers(operands))
     except BaseException:
