@@ -3,10 +3,11 @@
 //   warp_fused  one kernel, one warp per slice, the same three loops over memory
 //   online      one warp per slice, one reading pass keeping a running (max, sum),
 //               then the writing pass: the slice is read twice, not three times
-// then the plan's own kernels (kernel.cuh), "on_chip": the row held in
-// registers or shared memory, read once and written once. The plain kernels
+// then the last step, "on_chip", the plan's own kernels (softmax_plan.cu):
+// dense rows held in registers (rows_registers.cuh, rows_cluster.cuh), read
+// once and written once, or streamed twice (rows_stream.cuh). The plain kernels
 // read element (o, k, i) at in_off(o) + k * S + i, so they run every layout.
-// Special values follow kernel.cuh: NaN propagates through the sum; a slice of
+// Special values follow common.cuh: NaN propagates through the sum; a slice of
 // all -inf gives NaN (exp(-inf - -inf)); +inf gives NaN (exp(inf - inf)).
 #pragma once
 
@@ -15,7 +16,7 @@
 #include "runtime/gpu/device_traits.cuh"
 #include "runtime/gpu/gpu_common.cuh"
 #include "runtime/gpu/gpu_reduce.cuh"
-#include "ops/softmax/nvidia/kernel.cuh"
+#include "ops/softmax/nvidia/common.cuh"
 
 namespace oprt::softmax::gpu_kernels {
 
@@ -107,7 +108,7 @@ softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SliceSo
         s = gpu::warp_allreduce(s, gpu::SumOp{});
         const float inv = 1.0f / s;
         for (int64_t k = lane; k < L; k += dev::kWarpSize)
-            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - m) * inv);
+            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]), m) * inv);
     }
 }
 
@@ -132,8 +133,28 @@ softmax_online_kernel(const T *__restrict__ in, T *__restrict__ out, SliceSoftma
         ms = gpu::warp_allreduce(ms, CombineOp{});
         const float inv = 1.0f / ms.b;
         for (int64_t k = lane; k < L; k += dev::kWarpSize)
-            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - ms.a) * inv);
+            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]), ms.a) * inv);
     }
+}
+
+// The plain steps' launches: `step` 1, 2 or 3; step 1 keeps every slice's
+// max and sum in the workspace between its passes.
+template <typename T>
+void launch_ladder_step(int step, const SliceSoftmax &q, void *workspace, const T *in, T *out, dev::stream_t stream) {
+    const int64_t slices = q.outer * q.inner;
+    if (step == 1) {
+        float *m = gpu::aligned_workspace<float>(workspace);
+        float *s = m + slices;
+        const unsigned blocks = unsigned(gpu::clamp64(gpu::ceil_div(slices, kLadderWarpThreads), 1, gpu::kMaxGridBlocks));
+        softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
+        softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
+        softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
+        return;
+    }
+    const int64_t warps = kLadderWarpThreads / dev::kWarpSize;
+    const unsigned blocks = unsigned(gpu::clamp64(gpu::ceil_div(slices, warps), 1, gpu::kMaxGridBlocks));
+    if (step == 2) softmax_warp_fused_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
+    else softmax_online_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
 }
 
 }  // namespace oprt::softmax::gpu_kernels
