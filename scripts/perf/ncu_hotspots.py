@@ -10,7 +10,7 @@ This script reads that page (CSV) and prints what a kernel writer looks at first
 
 Make the page on the GPU machine (the kernel built with -lineinfo helps, not needed):
 
-    ncu --set full --import-source yes -k regex:softmax_rows_bulk -s 1 -c 1 -o prof \\
+    ncu --set full --import-source yes -k regex:softmax_rows_stream -s 1 -c 1 -o prof \\
         python3 tests/run_ops.py --op softmax --backend nvidia --mode bench --shape 256x262144 --dtype f32 --peers none --repeats 1 --rotate-mib 0
     ncu -i prof.ncu-rep --page source --csv --print-source sass > prof.csv
 

@@ -1,8 +1,8 @@
 // The plan switches of the tuned kernels, each tested on both sides of its
 // threshold, with the kernel the plan picked asserted by name (ExpectKernel):
-// elementwise and the broadcast fast path, softmax rows on part of a warp /
-// in registers / in one block's shared memory / in two streaming passes (one
-// block per row or split), reduce_sum rows and first-axis reductions over
+// elementwise and the broadcast fast path, softmax rows in registers (groups
+// of lanes, a warp or a block per row), over a cluster, in two streaming
+// passes, and the strided layouts, reduce_sum rows and first-axis reductions over
 // clusters or in two passes. OPRT_DISABLE_CLUSTERS=1 reaches the portable
 // fallbacks that GPUs without clusters take.
 //
@@ -89,249 +89,100 @@ TEST_F(NvidiaPlanPaths, OneInputBroadcast) {
 }
 
 // ---- softmax ----------------------------------------------------------------------
+// The plan's row kernels by row length (the table in softmax_plan.cu), each on
+// aligned rows, rows off 16-byte boundaries (odd lengths, in and out offsets),
+// specials and values near the range limit. P: elements of a 16-byte vector.
 
-// Uniform inputs spread this wide sit near the dtype's largest finite values.
-float near_range_limit(oprt_dtype_t dt) { return dt == OPRT_DTYPE_F16 ? 6.0e4f : 1.0e30f; }
-
-// The on_chip ladder step: the kernels that load through registers (the plan
-// takes the bulk kernel instead for some of these lengths, tested below).
-TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
-    UseVariant on_chip("on_chip");
+TEST_F(NvidiaPlanPaths, SoftmaxRowsRegisters) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const int64_t P = dt == OPRT_DTYPE_F32 ? 4 : 8;
         {
-            // One vector per lane; then, with rows enough to fill the GPU
-            // (4 per SM), two vectors on each of half a warp's lanes.
-            ExpectKernel k("rows_subwarp_registers");
-            for (int64_t L : {P * 16, P * 16 + 1, P * 24 + 3, P * 32}) check_softmax(dt, {{600, L}}, 1);
-            check_softmax(dt, {{600, P * 32}, {}, 1}, 1);
+            // Rows of up to 16 vectors on groups of lanes, then a warp per row (up to 1024 elements).
+            ExpectKernel k("rows_registers_warp");
+            for (int64_t L : {int64_t(1), int64_t(3), P, P * 4 + 1, P * 14, P * 16, P * 16 + 1, P * 24 + 3, P * 32,
+                              int64_t(1000), int64_t(1024)})
+                check_softmax(dt, {{600, L}}, 1);
+            check_softmax(dt, {{37, P * 16 + 1}}, 1);  // few rows
             check_softmax(dt, {{600, P * 32}}, 1, /*specials=*/true);
-            // Odd rows start off 16-byte boundaries: heads peeled, specials among them.
-            check_softmax(dt, {{600, P * 24 + 3}}, 1, /*specials=*/true);
-        }
-        {
-            ExpectKernel k("rows_warp_registers");
-            check_softmax(dt, {{37, P * 16 + 1}}, 1);  // few rows: 32 lanes
-            check_softmax(dt, {{37, P * 32}}, 1, true);
-            check_softmax(dt, {{37, P * 32 + 1}}, 1);
-            check_softmax(dt, {{37, 1024}}, 1);
-            // Rows enough to fill the GPU, specials, misaligned rows, values near the range limit.
+            check_softmax(dt, {{600, P * 24 + 3}}, 1, /*specials=*/true);  // rows at every offset from a boundary
+            check_softmax(dt, {{600, 1000}, {}, 1}, 1);                    // in off a boundary, out not: elements
+            check_softmax(dt, {{600, 1000}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // both off: vectors
             check_softmax(dt, {{600, 1024}}, 1, /*specials=*/true);
-            check_softmax(dt, {{600, 1000}, {}, 1}, 1);  // misaligned: element loads and -inf padding
-            // In and out both off a boundary (every row peels a head), and odd rows with specials.
-            check_softmax(dt, {{600, 1000}, {}, 1}, 1, false, {}, /*out_offset=*/1);
-            check_softmax(dt, {{600, 1023}}, 1, /*specials=*/true);
             check_softmax(dt, {{600, 1024}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            check_softmax(dt, {{600, P * 8}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
         }
-        const int64_t reg_max = dt == OPRT_DTYPE_F32 ? 16384 : 8192;
         {
-            ExpectKernel k("rows_block_registers");
-            for (int64_t L : {int64_t(1025), int64_t(1280), int64_t(2304), int64_t(3840), int64_t(4096),
-                              int64_t(4097), int64_t(5000), int64_t(8191), reg_max - 1, reg_max})
+            // A block per row, up to 16384 elements (a length off whole vectors needs one more).
+            ExpectKernel k("rows_registers_block");
+            for (int64_t L : {1023, 1025, 1280, 2304, 3840, 4096, 4097, 5000, 8191, 16000, 16384})
                 check_softmax(dt, {{37, L}}, 1);
-            check_softmax(dt, {{37, 4097}, {}, 1}, 1);  // misaligned rows: element loads
-            check_softmax(dt, {{37, 4096}, {}, 3}, 1, false, {}, /*out_offset=*/3);  // heads on every row
-            check_softmax(dt, {{37, reg_max - 1}}, 1, /*specials=*/true);           // heads on odd rows
+            check_softmax(dt, {{37, 4097}, {}, 1}, 1);                              // in off a boundary
+            check_softmax(dt, {{37, 4096}, {}, 3}, 1, false, {}, /*out_offset=*/3);  // both off
+            check_softmax(dt, {{37, 8191}}, 1, /*specials=*/true);
             check_softmax(dt, {{8, 3000}}, 1, /*specials=*/true);
-            check_softmax(dt, {{8, reg_max}}, 1, true);
+            check_softmax(dt, {{8, 16384}}, 1, true);
             check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
-        }
-        {
-            ExpectKernel k("rows_block_smem");  // past the register limit, rows enough to fill the GPU
-            check_softmax(dt, {{150, reg_max + 1}}, 1);
-        }
-    }
-}
-
-TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
-    UseVariant on_chip("on_chip");
-    for (oprt_dtype_t dt : all_dtypes()) {
-        // Past the register limit with enough rows to fill the GPU: one block
-        // per row, the row in its shared memory (as f32: up to ~57K columns).
-        ExpectKernel k("rows_block_smem");
-        check_softmax(dt, {{150, 16385}}, 1);
-        // Exactly 48 KB of dynamic shared memory: with the static part above
-        // the default limit, so the kernel must opt in (it did not, once).
-        if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{150, 12288}}, 1);
-        check_softmax(dt, {{150, 20003}}, 1);  // odd rows: every other row misaligned
-        check_softmax(dt, {{150, 20003}}, 1, /*specials=*/true);
-        check_softmax(dt, {{150, 20000}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // a head on every row
-        check_softmax(dt, {{150, 20000}}, 1, false, {}, /*out_offset=*/1);          // in and out apart
-        check_softmax(dt, {{150, 20000}}, 1, /*specials=*/true);
-        check_softmax(dt, {{150, 40000}}, 1);
-        check_softmax(dt, {{140, 57000}}, 1, true);
-    }
-}
-
-TEST_F(NvidiaPlanPaths, SoftmaxLongRowsTwoPass) {
-    UseVariant on_chip("on_chip");
-    for (oprt_dtype_t dt : all_dtypes()) {
-        const bool f32 = dt == OPRT_DTYPE_F32;
-        {
-            // Beyond one block's shared memory, many rows: a block per row,
-            // stats pass then write pass.
-            ExpectKernel k("rows_long_block_two_pass");
-            check_softmax(dt, {{300, 60001}}, 1);
-            check_softmax(dt, {{280, 100000}}, 1, /*specials=*/true);
-            check_softmax(dt, {{300, 60001}, {}, 1}, 1);
-        }
-        {
-            ExpectKernel k("rows_long_split_two_pass");  // few rows: split over blocks
-            check_softmax(dt, {{4, 100000}}, 1);
-            check_softmax(dt, {{5, 40000}}, 1);  // fits shared memory, but 5 blocks would idle the GPU
-            check_softmax(dt, {{20, 1000000}}, 1, /*specials=*/true);
-        }
-        {
-            // Between SMs / 2 and 2 * SMs rows: f32 splits, f16/bf16 take a block per row.
-            ExpectKernel k(f32 ? "rows_long_split_two_pass" : "rows_long_block_two_pass");
-            check_softmax(dt, {{100, 120000}}, 1);
-            check_softmax(dt, {{100, 200003}}, 1);
-        }
-    }
-}
-
-TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
-    // Rows loaded by bulk asynchronous copies into a ring of shared-memory buffers (sm_90).
-    UseVariant bulk("bulk_async");
-    for (oprt_dtype_t dt : all_dtypes()) {
-        {
-            // A row per block; whole 16-bit rows of up to 4 vectors a thread keep their exps in registers.
-            ExpectKernel k(dt == OPRT_DTYPE_F32 ? "rows_bulk_ring" : "rows_bulk_ring_registers");
-            for (int64_t L : {1024, 1280, 2304, 3000, 4096})
-                check_softmax(dt, {{300, L}}, 1);
-            check_softmax(dt, {{300, 4096}}, 1, /*specials=*/true);
-            check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
-            check_softmax(dt, {{300, 4096}, {}, 1}, 1);  // unaligned data: the dense-row kernels run it
-            check_softmax(dt, {{600, 2048}}, 1, true);  // more rows than resident blocks: both buffers cycle
-            // Values near the type's range limit: exp(x - max) must take the
-            // difference first (max * log2(e), rounded, is off by far more than 1).
             check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-            // 16-bit exponents fold max * log2(e) into one FFMA up to |max| = 64:
-            // maxima just inside and just outside that bound.
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, range);
-            check_softmax(dt, {{3000, 4096}}, 1, true);  // several rows a block: the ring cycles
-            // 16-bit rows of 8 KB run in blocks of two rows; shorter ones on one
-            // wave of blocks that loop: here past the third buffer.
-            check_softmax(dt, {{5000, 2048}}, 1, true);
         }
-        if (dt != OPRT_DTYPE_F32) {
-            // 16-bit rows off 16-byte boundaries (odd lengths, offset data): the register
-            // form's kHeads instance, the aligned middle by bulk copy, the ends one per thread.
-            ExpectKernel k("rows_bulk_ring_registers");
-            for (int64_t L : {2049, 2055, 4095, 4097, 8191}) check_softmax(dt, {{300, L}}, 1, /*specials=*/true);
-            check_softmax(dt, {{5000, 4095}}, 1);        // blocks of two rows, in waves
-            check_softmax(dt, {{3000, 2050}}, 1, true);  // one wave of looping blocks: the ring cycles
-            check_softmax(dt, {{3, 5, 4095}}, -1);       // outer dims that do not merge
-            check_softmax(dt, {{300, 4096}, {}, 1}, 1, false, {}, 1);  // in and out both one element off
-            check_softmax(dt, {{300, 4095}}, 1, false, {}, 1);  // only out off: the dense-row kernels
-            check_softmax(dt, {{300, 4095}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4095}}, 1, false, {}, 0, nullptr, range);
-        }
-        if (dt != OPRT_DTYPE_F32) {
-            ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads, too many for the register form
-            check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
-            // Off 16-byte boundaries: the plain ring's kHeads instance (middle by bulk copy, ends one per thread).
-            for (int64_t L : {9001, 12345, 16383}) check_softmax(dt, {{300, L}}, 1, true);
-            check_softmax(dt, {{3000, 9001}}, 1);  // several rows a block: the ring cycles
-            check_softmax(dt, {{300, 16384}, {}, 3}, 1, false, {}, 3);  // in and out both three elements off
-            check_softmax(dt, {{300, 16383}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16383}}, 1, false, {}, 0, nullptr, range);
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
-        }
-        if (dt != OPRT_DTYPE_F32) {
-            // 16-bit rows of 12289-16384, at least 9 rows for each resident block (2376
-            // rows on 132 SMs): the register form with 8 vectors a thread on 256 threads.
-            ExpectKernel k("rows_bulk_ring_registers");
-            check_softmax(dt, {{2500, 16384}}, 1, /*specials=*/true);
-            check_softmax(dt, {{2500, 13312}}, 1);  // 6.5 vectors a thread: the last ones on half the threads
-            check_softmax(dt, {{2500, 16383}}, 1, true);  // off 16-byte boundaries: its kHeads instance
-            check_softmax(dt, {{2500, 12289}}, 1);  // the shortest such row
-            check_softmax(dt, {{2500, 16384}, {}, 3}, 1, false, {}, 3);  // in and out both three elements off
-            check_softmax(dt, {{2500, 16384}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{2500, 16383}}, 1, false, {}, 0, nullptr, range);
-        }
-        if (dt == OPRT_DTYPE_F32) {
-            // f32 rows off 16-byte boundaries: the plain ring's kHeads instance (the ends one per thread).
-            ExpectKernel k("rows_bulk_ring");
-            for (int64_t L : {1025, 2047, 4097, 8191}) check_softmax(dt, {{300, L}}, 1, /*specials=*/true);
-            check_softmax(dt, {{3000, 4097}}, 1);  // several rows a block: the ring cycles
-            check_softmax(dt, {{30, 20, 4095}}, -1);  // two outer dims, enough rows not to split
-            check_softmax(dt, {{300, 4096}, {}, 1}, 1, false, {}, 1);  // in and out both one element off
-            check_softmax(dt, {{300, 4096}, {}, 3}, 1, false, {}, 3);  // three off: a head of one element
-            check_softmax(dt, {{300, 4095}}, 1, false, {}, 1);  // only out off: the dense-row kernels
-            check_softmax(dt, {{300, 4097}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-        }
-        // Rows the plain ring takes in one wave and the register form would not (on the
-        // H200): either is right; the name depends on the device's resident blocks.
-        check_softmax(dt, {{1000, 2304}}, 1, true);
-        {
-            // Enough row groups in the wave (on the H200) and rows past its first round:
-            // blocks claim their next rows from a counter per slice.
-            ExpectKernel k("rows_bulk_ring_split_claimed");
-            check_softmax(dt, {{300, 60000}}, 1, true);
-            check_softmax(dt, {{1000, 30000}}, 1);  // many claims a block
-            check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, 5);  // in and out five elements off: kHeads
-            if (dt != OPRT_DTYPE_F32) {  // 16-bit lengths off whole vectors (f32 ones: fixed groups)
-                check_softmax(dt, {{300, 60001}}, 1, true);
-                check_softmax(dt, {{1000, 30001}}, 1, true);
-            }
-        }
-        {
-            ExpectKernel k("rows_bulk_ring_split");  // slices of a row over blocks that swap (max, sum)
-            check_softmax(dt, {{4, 100000}}, 1, true);  // few rows: split finer
-            check_softmax(dt, {{1, 65536}}, 1);  // one row over 16-32 blocks
-            check_softmax(dt, {{20, 1000000}}, 1, true);  // several rows per block, cooperative waits
-            check_softmax(dt, {{20, 1000000}, {}, 1}, 1);  // in off, out not: the two-pass kernels
-            // Rows off 16-byte boundaries: the split ring's kHeads instance.
-            check_softmax(dt, {{4, 100003}}, 1, true);  // few rows: split finer
-            check_softmax(dt, {{4, 12345}}, 1, true);   // a row one buffer holds, split for few rows
-            check_softmax(dt, {{1, 65535}}, 1);
-            check_softmax(dt, {{20, 1000001}}, 1, true);  // several rows per block
-            if (dt == OPRT_DTYPE_F32) check_softmax(dt, {{300, 60001}}, 1, true);  // f32 off whole vectors
-            check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100003}}, 1, false, {}, 0, nullptr, range);
-            check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{4, 100000}}, 1, false, {}, 0, nullptr, range);
-        }
-        // Rows of a length that is not whole 16-byte vectors, few of them.
-        check_softmax(dt, {{37, 4097}}, 1);
-        check_softmax(dt, {{5, 100001}}, 1, true);
     }
 }
 
-TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
-    // The plan (no variant set): 16-bit rows from 2048 columns and f32 rows
-    // longer than 16384 take the bulk kernel; the rest keep the on_chip kernels.
-    for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
+TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
+    for (oprt_dtype_t dt : all_dtypes()) {
         {
-            ExpectKernel k("rows_bulk_ring_registers");
-            check_softmax(dt, {{300, 2048}}, 1);
+            // Rows over 2-8 blocks of a cluster (the portable sizes).
+            ExpectKernel k("rows_cluster");
+            for (int64_t L : {16383, 16385, 20003, 40000, 65536, 100003, 131072}) check_softmax(dt, {{40, L}}, 1);
+            check_softmax(dt, {{150, 20003}}, 1, /*specials=*/true);
+            check_softmax(dt, {{150, 20000}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // both off a boundary
+            check_softmax(dt, {{150, 20000}}, 1, false, {}, /*out_offset=*/1);          // only out off
+            check_softmax(dt, {{3, 5, 40000}}, -1);
+            check_softmax(dt, {{1, 65535}}, 1);
+            check_softmax(dt, {{40, 65536}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            check_softmax(dt, {{40, 65536}}, 1, /*specials=*/true);
         }
-        ExpectKernel k("rows_bulk_ring");
-        check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
+        // 16 blocks where the device runs such clusters, else the streaming kernel: either is right.
+        check_softmax(dt, {{20, 262144}}, 1, /*specials=*/true);
+        check_softmax(dt, {{20, 262143}}, 1);
     }
+}
+
+TEST_F(NvidiaPlanPaths, SoftmaxRowsStream) {
     for (oprt_dtype_t dt : all_dtypes()) {
-        ExpectKernel k("rows_bulk_ring_split");
-        check_softmax(dt, {{20, 1000000}}, 1);
+        {
+            ExpectKernel k("rows_stream");  // beyond a cluster's registers
+            check_softmax(dt, {{4, 262145}}, 1);
+            check_softmax(dt, {{4, 300000}}, 1, /*specials=*/true);
+            check_softmax(dt, {{20, 1000000}}, 1, /*specials=*/true);
+            check_softmax(dt, {{3, 1 << 20}, {}, 1}, 1);                            // in off a boundary
+            check_softmax(dt, {{3, 1 << 20}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // both off
+            check_softmax(dt, {{2, 5, 300001}}, -1);
+            check_softmax(dt, {{4, 300000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+        }
+        {
+            // Without clusters: one block per row streams it (the portable path, MetaX's too).
+            ScopedEnv no_clusters("OPRT_DISABLE_CLUSTERS", "1");
+            ExpectKernel k("rows_stream");
+            check_softmax(dt, {{40, 20003}}, 1, /*specials=*/true);
+            check_softmax(dt, {{40, 65536}}, 1);
+            check_softmax(dt, {{4, 300000}}, 1, false, {}, /*out_offset=*/1);
+        }
     }
+}
+
+TEST_F(NvidiaPlanPaths, SoftmaxStrided) {
     for (oprt_dtype_t dt : all_dtypes()) {
-        ExpectKernel k("rows_bulk_ring_split_claimed");  // rows enough to fill the GPU, and more
-        check_softmax(dt, {{300, 60000}}, 1);
-        if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{300, 60001}}, 1);  // not whole vectors: kHeads
-    }
-    {
-        ExpectKernel k("rows_block_registers");
-        check_softmax(OPRT_DTYPE_F32, {{300, 4096}}, 1);
-        check_softmax(OPRT_DTYPE_BF16, {{300, 1536}}, 1);
-    }
-    {
-        ExpectKernel k("rows_bulk_ring_split");  // f32 off whole 16-byte vectors: kHeads, fixed groups
-        check_softmax(OPRT_DTYPE_F32, {{300, 60001}}, 1);
-        check_softmax(OPRT_DTYPE_F32, {{2048, 50257}}, 1, /*specials=*/true);  // GPT-2's vocabulary
-    }
-    {
-        ExpectKernel k("rows_bulk_ring_split_claimed");  // 16-bit off whole vectors: kHeads, claimed
-        check_softmax(OPRT_DTYPE_BF16, {{2048, 50257}}, 1, /*specials=*/true);
+        {
+            ExpectKernel k("strided_tile");  // few slices: a tile of threads per group of slices
+            check_softmax(dt, {{33, 17, 5}}, 1);
+            check_softmax(dt, {{4, 3000, 7}}, 1, /*specials=*/true);
+            check_softmax(dt, {{9, 31}, {1, 9}}, 1);  // a strided last axis
+        }
+        {
+            ExpectKernel k("strided_thread_per_slice");  // many slices: a thread each
+            check_softmax(dt, {{2000, 8, 100}}, 1);
+            check_softmax(dt, {{2000, 8, 100}}, 1, /*specials=*/true);
+        }
     }
 }
 

@@ -116,7 +116,8 @@ TEST_F(NvidiaVariants, Softmax) {
                     check_softmax(dt, {{5, L}}, 1);
                 check_softmax(dt, {{7, 1001}, {}, 1}, 1);          // misaligned rows
                 check_softmax(dt, {{6, 129}}, 1, /*specials=*/true);
-                check_softmax(dt, {{2, 70001}}, 1);                // longer than shared memory
+                check_softmax(dt, {{2, 70001}}, 1);                // over a cluster
+                check_softmax(dt, {{3, 300001}}, 1);               // streamed twice
             }
         },
         [&] {

@@ -1,5 +1,5 @@
 // A ladder of launch configurations for the softmax and reduce_sum kernels
-// (the kernels of ops/*/nvidia/kernel.cuh, launched directly): which
+// (the kernels of ops/reduce_sum/nvidia/kernel.cuh and ops/softmax/nvidia/rows_*.cuh, launched directly): which
 // configuration each plan threshold should pick on this GPU. Not part of the
 // build or the tests; compile by hand from the repository root:
 //   nvcc -O3 -arch=sm_90 -std=c++17 --expt-relaxed-constexpr -I include -I . \
@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "ops/reduce_sum/nvidia/kernel.cuh"
-#include "ops/softmax/nvidia/kernel.cuh"
+#include "ops/softmax/nvidia/rows_registers.cuh"
+#include "ops/softmax/nvidia/rows_stream.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;
@@ -63,34 +64,39 @@ const char *dname() {
 }
 
 // ---- softmax --------------------------------------------------------------------
+// The three row families of ops/softmax/nvidia, launched directly with
+// geometries around the plan's table (softmax_plan.cu).
 
-template <typename T, int V>
-void sm_registers(const T *in, T *out, int64_t rows, int64_t L, int threads) {
-    const OuterIndex ix = rows_index(L);
+template <typename T, int G, int K>
+void sm_registers(const T *in, T *out, int64_t rows, int64_t L, int tpr) {
+    sm::RegisterRows q;
+    q.rows = rows;
+    q.L = L;
+    q.threads_per_row = tpr;
+    q.vecs = K;
+    q.ix = rows_index(L);
+    const unsigned blocks = unsigned(G > 0 ? (rows + sm::kGroupBlockThreads / G - 1) / (sm::kGroupBlockThreads / G) : rows);
+    const unsigned threads = unsigned(G > 0 ? sm::kGroupBlockThreads : tpr);
     const double t = time_graph([&] {
-        sm::softmax_rows_block_registers_kernel<T, V, false><<<unsigned(rows), threads, 0, g_stream>>>(in, out, rows, L, ix);
+        sm::softmax_rows_registers_kernel<T, G, K><<<blocks, threads, 0, g_stream>>>(in, out, q);
     });
     char what[64];
-    std::snprintf(what, sizeof what, "softmax registers thr %d vecs %d", threads, V);
+    std::snprintf(what, sizeof what, "softmax registers tpr %d vecs %d", tpr, K);
     report(what, rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t);
 }
 
+// The cluster kernel (stream false) or the streaming one over C blocks per row.
 template <typename T>
-void sm_cluster(const T *in, T *out, int64_t rows, int64_t L, int C, double smem_fraction = 1.0) {
+void sm_cluster(const T *in, T *out, int64_t rows, int64_t L, int C, bool stream) {
     constexpr int64_t P = oprt::gpu::vector_width<T>();
-    int optin = 0;
-    CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-    const int64_t cap = int64_t((optin - 1024) * smem_fraction) / 4 / P * P;
     sm::ClusterRows q;
     q.rows = rows;
     q.L = L;
-    q.slice = (L + C - 1) / C;
-    q.slice = (q.slice + P - 1) / P * P;
-    q.cached = std::min(q.slice, cap);
+    q.blocks_per_row = C;
+    q.slice_vecs = (sm::row_vectors(L, P) + C - 1) / C;
     q.ix = rows_index(L);
-    const size_t smem = size_t(q.cached) * 4;
-    const int threads = 512;
-    int active = 0;
+    if (!stream && q.slice_vecs > int64_t(sm::kClusterVecs<T>) * sm::kClusterThreads) return;  // beyond its registers
+    auto *k = stream ? &sm::softmax_rows_stream_kernel<T> : &sm::softmax_rows_cluster_kernel<T, sm::kClusterVecs<T>>;
     cudaLaunchConfig_t config{};
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -98,105 +104,67 @@ void sm_cluster(const T *in, T *out, int64_t rows, int64_t L, int C, double smem
     attr[0].val.clusterDim.y = 1;
     attr[0].val.clusterDim.z = 1;
     config.gridDim = dim3(unsigned(rows * C), 1, 1);
-    config.blockDim = dim3(threads, 1, 1);
-    config.dynamicSmemBytes = smem;
+    config.blockDim = dim3(sm::kClusterThreads, 1, 1);
     config.stream = g_stream;
     config.attrs = attr;
     config.numAttrs = 1;
-    double t;
-    if (C == 1) {
-        CK(cudaFuncSetAttribute(&sm::softmax_rows_cluster_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                int(smem)));
-        int per_sm = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, &sm::softmax_rows_cluster_kernel<T, false>, threads, smem));
-        active = per_sm;
-        t = time_graph([&] {
-            sm::softmax_rows_cluster_kernel<T, false><<<unsigned(rows), threads, smem, g_stream>>>(in, out, q);
-        });
-    } else {
-        auto *k = &sm::softmax_rows_cluster_kernel<T, true>;
-        CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-        if (C > 8) CK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        if (cudaOccupancyMaxActiveClusters(&active, k, &config) != cudaSuccess) {
-            (void)cudaGetLastError();
-            active = -1;
-        }
-        if (active <= 0) {
-            std::printf("softmax cluster C=%d: not schedulable (%d)\n", C, active);
-            return;
-        }
-        t = time_graph([&] { CK(cudaLaunchKernelEx(&config, k, in, out, q)); });
+    if (C > 8) CK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    int active = 0;
+    if (cudaOccupancyMaxActiveClusters(&active, k, &config) != cudaSuccess) {
+        (void)cudaGetLastError();
+        active = -1;
     }
+    if (active <= 0) {
+        std::printf("softmax %s C=%d: not schedulable (%d)\n", stream ? "stream" : "cluster", C, active);
+        return;
+    }
+    const double t = time_graph([&] { CK(cudaLaunchKernelEx(&config, k, in, out, q)); });
     char what[64], extra[64];
-    std::snprintf(what, sizeof what, "softmax cluster C=%d smem %.0f%%%s", C, smem_fraction * 100,
-                  q.cached < q.slice ? " +L2 tail" : "");
-    std::snprintf(extra, sizeof extra, "%s %d, slice %lld KB", C == 1 ? "blocks/SM" : "active clusters", active,
-                  (long long)(q.slice * 4 / 1024));
+    std::snprintf(what, sizeof what, "softmax %s C=%d", stream ? "stream" : "cluster", C);
+    std::snprintf(extra, sizeof extra, "active clusters %d", active);
     report(what, rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t, extra);
 }
 
 template <typename T>
-void sm_long(const T *in, T *out, int64_t rows, int64_t L) {
-    const OuterIndex ix = rows_index(L);
-    const double t = time_graph([&] {
-        sm::softmax_rows_long_kernel<T><<<unsigned(rows), 1024, 0, g_stream>>>(in, out, rows, L, ix);
-    });
-    report("softmax long: block per row, two passes", rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t);
-}
-
-template <typename T>
-void sm_split(const T *in, T *out, int64_t rows, int64_t L, oprt::gpu::F32Pair *stats) {
-    constexpr int64_t P = oprt::gpu::vector_width<T>();
-    const int64_t target = 2 * g_sms;
-    const int64_t max_chunks = (L + 1024 * P * 4 - 1) / (1024 * P * 4);
-    int64_t chunks = std::max<int64_t>(1, std::min<int64_t>((target + rows - 1) / rows, max_chunks));
-    const int64_t chunk_len = ((L + chunks - 1) / chunks + 255) / 256 * 256;
-    chunks = (L + chunk_len - 1) / chunk_len;
-    const OuterIndex ix = rows_index(L);
-    const double t = time_graph([&] {
-        sm::softmax_rows_split_stats_kernel<T><<<unsigned(rows * chunks), 1024, 0, g_stream>>>(in, stats, rows, L, chunks,
-                                                                                               chunk_len, ix);
-        sm::softmax_rows_split_write_kernel<T><<<unsigned(rows * chunks), 1024, 0, g_stream>>>(in, out, stats, rows, L,
-                                                                                               chunks, chunk_len, ix);
-    });
-    report("softmax split two-pass (stats + write)", rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t);
-}
-
-template <typename T>
-void softmax_ladder(void *in_raw, void *out_raw, oprt::gpu::F32Pair *stats) {
+void softmax_ladder(void *in_raw, void *out_raw, oprt::gpu::F32Pair *) {
     T *in = static_cast<T *>(in_raw), *out = static_cast<T *>(out_raw);
     const int64_t total = (int64_t(256) << 20) / int64_t(sizeof(T));
     fill_kernel<T><<<1024, 256>>>(in, total);
     CK(cudaDeviceSynchronize());
-    constexpr bool f32 = sizeof(T) == 4;
-    // Rows in registers against one block's shared memory, 2K..16K columns.
-    for (int64_t L : {2048, 4096, 8192, 16384}) {
-        const int64_t rows = total / L;
-        const int64_t P = f32 ? 4 : 8;
-        for (int V : {1, 2, 4, 8}) {
-            const int64_t threads = L / P / V;
-            if (threads < 64 || threads > 1024) continue;
-            if (V == 1) sm_registers<T, 1>(in, out, rows, L, int(threads));
-            if (V == 2) sm_registers<T, 2>(in, out, rows, L, int(threads));
-            if (V == 4) sm_registers<T, 4>(in, out, rows, L, int(threads));
-            if (V == 8) sm_registers<T, 8>(in, out, rows, L, int(threads));
-        }
-        sm_cluster<T>(in, out, rows, L, 1);
-        if (L >= 8192) sm_cluster<T>(in, out, rows, L, 2);
+    constexpr int P = oprt::gpu::vector_width<T>();
+    constexpr int kMax = 32 / P;  // the plan's vectors per thread
+    // Short rows: lanes per row at one vector a lane, and a warp with K vectors.
+    for (int64_t L : {int64_t(P) * 8, int64_t(P) * 16}) {
+        sm_registers<T, 8, 1>(in, out, total / L, L, 8);
+        sm_registers<T, 16, 1>(in, out, total / L, L, 16);
+        if (L == P * 16) sm_registers<T, 8, 2>(in, out, total / L, L, 8);
     }
-    // Long rows: cluster sizes, and the split two-pass.
-    for (int64_t L : {int64_t(32768), int64_t(65536), int64_t(131072), int64_t(1) << 20}) {
-        const int64_t rows = total / L;
-        for (int C : {1, 2, 4, 8, 16}) {
-            if (L / C > 131072 && C < 8) continue;  // slices far beyond shared memory
-            sm_cluster<T>(in, out, rows, L, C);
+    for (int64_t L : {256, 512, 1024}) {
+        const int64_t K = L / P / 32;
+        if (K == 1) sm_registers<T, 32, 1>(in, out, total / L, L, 32);
+        if (K == 2) sm_registers<T, 32, 2>(in, out, total / L, L, 32);
+        if (K == 4) sm_registers<T, 32, 4>(in, out, total / L, L, 32);
+        if (K == 8) sm_registers<T, 32, (kMax < 8 ? kMax : 8)>(in, out, total / L, L, 32);
+    }
+    // A block per row: threads against vectors per thread, 2K..16K columns.
+    for (int64_t L : {2048, 4096, 8192, 16384}) {
+        for (int K : {1, 2, 4, 8}) {
+            const int64_t tpr = L / P / K;
+            if (K > kMax || tpr < 64 || tpr > 512) continue;
+            if (K == 1) sm_registers<T, 0, 1>(in, out, total / L, L, int(tpr));
+            if (K == 2) sm_registers<T, 0, 2>(in, out, total / L, L, int(tpr));
+            if (K == 4) sm_registers<T, 0, (kMax < 4 ? kMax : 4)>(in, out, total / L, L, int(tpr));
+            if (K == 8) sm_registers<T, 0, kMax>(in, out, total / L, L, int(tpr));
         }
-        if (L == (int64_t(1) << 20)) {
-            sm_cluster<T>(in, out, rows, L, 16, 0.5);  // two blocks per SM, longer tail through L2
-            sm_cluster<T>(in, out, rows, L, 8, 0.5);
+        sm_cluster<T>(in, out, total / L, L, 2, false);
+    }
+    // Long rows: cluster sizes, in registers and streamed.
+    for (int64_t L : {int64_t(32768), int64_t(65536), int64_t(131072), int64_t(262144), int64_t(1) << 20}) {
+        for (int C : {2, 4, 8, 16}) {
+            sm_cluster<T>(in, out, total / L, L, C, false);
+            sm_cluster<T>(in, out, total / L, L, C, true);
         }
-        sm_long<T>(in, out, rows, L);
-        sm_split<T>(in, out, rows, L, stats);
+        sm_cluster<T>(in, out, total / L, L, 1, true);
     }
 }
 
