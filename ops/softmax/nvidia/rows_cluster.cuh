@@ -40,8 +40,10 @@ struct ClusterRows {
 __device__ __forceinline__ F32Pair cluster_join(F32Pair mine, F32Pair (&slots)[2], int parity,
                                                 F32Pair &row_stats) {
     const unsigned C = dev::cluster_size();
+    if (C == 1) return mine;  // a block per row (a plain launch): nothing to swap
     if (threadIdx.x == 0) slots[parity] = mine;
     dev::cluster_sync();  // release / acquire: every slot written before any is read
+    dev::syncwarp();      // the cluster barrier lets threads pass one by one: reconverge
     if (threadIdx.x < unsigned(dev::kWarpSize)) {
         F32Pair v = threadIdx.x < C ? *dev::cluster_map(&slots[parity], threadIdx.x) : empty_pair();
         v = gpu::warp_allreduce(v, CombineOp{});
@@ -103,7 +105,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
             if (q < slice) r.store(q0 + q, x[j], scale);
         }
     }
-    dev::cluster_sync();  // no block leaves while another may still read its slots
+    if (C > 1) dev::cluster_sync();  // no block leaves while another may still read its slots
 }
 
 #if !OPRT_DEVICE_HAS_CLUSTER_LAUNCH

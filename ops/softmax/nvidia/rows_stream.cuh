@@ -75,7 +75,7 @@ softmax_rows_stream_kernel(const T *__restrict__ in, T *__restrict__ out, Cluste
             r.store(q, f, inv);
         }
     }
-    dev::cluster_sync();  // no block leaves while another may still read its slots
+    if (C > 1) dev::cluster_sync();  // no block leaves while another may still read its slots
 }
 
 template <typename T>

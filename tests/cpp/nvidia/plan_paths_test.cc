@@ -93,6 +93,8 @@ TEST_F(NvidiaPlanPaths, OneInputBroadcast) {
 // aligned rows, rows off 16-byte boundaries (odd lengths, in and out offsets),
 // specials and values near the range limit. P: elements of a 16-byte vector.
 
+float near_range_limit(oprt_dtype_t dt) { return dt == OPRT_DTYPE_F16 ? 6.0e4f : 1.0e30f; }
+
 TEST_F(NvidiaPlanPaths, SoftmaxRowsRegisters) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const int64_t P = dt == OPRT_DTYPE_F32 ? 4 : 8;
