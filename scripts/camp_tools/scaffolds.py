@@ -171,6 +171,29 @@ def replace_body(text, body):
     return text[:a] + body + text[b:]
 
 
+# The end of every scaffold: the namespaces closed and the variant registered as "student".
+def _registration(backend, plan):
+    ns, enum = f"student_{backend}", f"OPRT_BACKEND_{backend.upper()}"
+    return (f"}}}}  // namespace\n}}}}  // namespace oprt::{{op}}::{ns}\n\n"
+            f"OPRT_REGISTER_STUDENT_VARIANT({{op}}, {enum}, {plan}, oprt::{{op}}::{ns}::plan,\n"
+            f"                              oprt::{{op}}::{ns}::run)\n")
+
+
+# A GPU scaffold's run(): the dtype picks the launch, then the launch is checked.
+def _cuda_tail(plan):
+    return f"""oprt_status_t run(const {plan} &p, const ExecArgs &a) {{{{
+    // The frontend has checked the buffers and made their device current.
+    switch (p.dtype) {{{{
+    case OPRT_DTYPE_F32: launch<float>(p, a); break;
+    case OPRT_DTYPE_F16: launch<dev::half_t>(p, a); break;
+    case OPRT_DTYPE_BF16: launch<dev::bf16_t>(p, a); break;
+    }}}}
+    return gpu::check_launch(kOp, "student");
+}}}}
+
+""" + _registration("nvidia", plan)
+
+
 _EW_CPU = """#include <cmath>
 #include <cstdint>
 
@@ -218,12 +241,7 @@ oprt_status_t run(const ElementwisePlan &p, const ExecArgs &a) {{
     return OPRT_SUCCESS;
 }}
 
-}}  // namespace
-}}  // namespace oprt::{op}::student_cpu
-
-OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_CPU, ElementwisePlan, oprt::{op}::student_cpu::plan,
-                              oprt::{op}::student_cpu::run)
-"""
+""" + _registration("cpu", "ElementwisePlan")
 
 _AXIS_CPU = """#include <cmath>
 #include <cstdint>
@@ -265,12 +283,7 @@ oprt_status_t run(const AxisPlan &p, const ExecArgs &a) {{
     return OPRT_SUCCESS;
 }}
 
-}}  // namespace
-}}  // namespace oprt::{op}::student_cpu
-
-OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_CPU, AxisPlan, oprt::{op}::student_cpu::plan,
-                              oprt::{op}::student_cpu::run)
-"""
+""" + _registration("cpu", "AxisPlan")
 
 _CUDA_COMMON = """#include <cmath>
 #include <cstdint>
@@ -320,22 +333,7 @@ void launch(const ElementwisePlan &p, const ExecArgs &a) {{
         static_cast<T *>(a.out), in0, in1, p.numel, p.scalar);
 }}
 
-oprt_status_t run(const ElementwisePlan &p, const ExecArgs &a) {{
-    // The frontend has checked the buffers and made their device current.
-    switch (p.dtype) {{
-    case OPRT_DTYPE_F32: launch<float>(p, a); break;
-    case OPRT_DTYPE_F16: launch<dev::half_t>(p, a); break;
-    case OPRT_DTYPE_BF16: launch<dev::bf16_t>(p, a); break;
-    }}
-    return gpu::check_launch(kOp, "student");
-}}
-
-}}  // namespace
-}}  // namespace oprt::{op}::student_nvidia
-
-OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_NVIDIA, ElementwisePlan, oprt::{op}::student_nvidia::plan,
-                              oprt::{op}::student_nvidia::run)
-"""
+""" + _cuda_tail("ElementwisePlan")
 
 _AXIS_CUDA = _CUDA_COMMON + """
 namespace oprt::{op}::student_nvidia {{
@@ -375,22 +373,7 @@ void launch(const AxisPlan &p, const ExecArgs &a) {{
         p, static_cast<const T *>(a.in0), static_cast<T *>(a.out));
 }}
 
-oprt_status_t run(const AxisPlan &p, const ExecArgs &a) {{
-    // The frontend has checked the buffers and made their device current.
-    switch (p.dtype) {{
-    case OPRT_DTYPE_F32: launch<float>(p, a); break;
-    case OPRT_DTYPE_F16: launch<dev::half_t>(p, a); break;
-    case OPRT_DTYPE_BF16: launch<dev::bf16_t>(p, a); break;
-    }}
-    return gpu::check_launch(kOp, "student");
-}}
-
-}}  // namespace
-}}  // namespace oprt::{op}::student_nvidia
-
-OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_NVIDIA, AxisPlan, oprt::{op}::student_nvidia::plan,
-                              oprt::{op}::student_nvidia::run)
-"""
+""" + _cuda_tail("AxisPlan")
 
 
 # ---- matmul: the capstone -------------------------------------------------------------------
@@ -475,12 +458,7 @@ oprt_status_t run(const MatmulPlan &p, const ExecArgs &a) {{
     return OPRT_SUCCESS;
 }}
 
-}}  // namespace
-}}  // namespace oprt::{op}::student_cpu
-
-OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_CPU, MatmulPlan, oprt::{op}::student_cpu::plan,
-                              oprt::{op}::student_cpu::run)
-"""
+""" + _registration("cpu", "MatmulPlan")
 
 _MM_CUDA = _CUDA_COMMON + """
 namespace oprt::{op}::student_nvidia {{
@@ -525,22 +503,7 @@ void launch(const MatmulPlan &p, const ExecArgs &a) {{
         p, static_cast<const T *>(a.in0), static_cast<const T *>(a.in1), static_cast<T *>(a.out));
 }}
 
-oprt_status_t run(const MatmulPlan &p, const ExecArgs &a) {{
-    // The frontend has checked the buffers and made their device current.
-    switch (p.dtype) {{
-    case OPRT_DTYPE_F32: launch<float>(p, a); break;
-    case OPRT_DTYPE_F16: launch<dev::half_t>(p, a); break;
-    case OPRT_DTYPE_BF16: launch<dev::bf16_t>(p, a); break;
-    }}
-    return gpu::check_launch(kOp, "student");
-}}
-
-}}  // namespace
-}}  // namespace oprt::{op}::student_nvidia
-
-OPRT_REGISTER_STUDENT_VARIANT({op}, OPRT_BACKEND_NVIDIA, MatmulPlan, oprt::{op}::student_nvidia::plan,
-                              oprt::{op}::student_nvidia::run)
-"""
+""" + _cuda_tail("MatmulPlan")
 
 # The i-k-j order: a row of C summed in float, one pass over B's row p per p.
 _MM_CPU_BODY = """\
