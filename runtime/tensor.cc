@@ -98,6 +98,14 @@ bool ranges_overlap(const void *a, int64_t a_bytes, const void *b, int64_t b_byt
 
 }  // namespace
 
+ShapeText::ShapeText(const oprt_tensor_view_t &view) {
+    int used = std::snprintf(text, sizeof text, "(");
+    for (int d = 0; d < view.ndim && used < int(sizeof text); ++d)
+        used += std::snprintf(text + used, sizeof text - size_t(used), "%s%lld", d ? ", " : "",
+                              (long long)view.shape[d]);
+    if (used < int(sizeof text)) std::snprintf(text + used, sizeof text - size_t(used), ")");
+}
+
 int64_t view_numel(const oprt_tensor_view_t &view) {
     int64_t n = 1;
     for (int d = 0; d < view.ndim; ++d) n *= view.shape[d];
@@ -403,19 +411,11 @@ oprt_status_t plan_axis(const char *op, const oprt_tensor_view_t *out,
         shape_ok = false;
     }
     if (!shape_ok) {
-        char got[160] = "", want[160] = "";
-        int g = 0, w = 0;
-        for (int d = 0; d < out->ndim; ++d)
-            g += std::snprintf(got + g, sizeof got - g, "%s%lld", d ? ", " : "",
-                               (long long)out->shape[d]);
-        for (int d = 0; d < in->ndim; ++d)
-            w += std::snprintf(want + w, sizeof want - w, "%s%lld", d ? ", " : "",
-                               (long long)in->shape[d]);
         return fail(OPRT_ERR_INVALID_ARG,
-                    reduce ? "%s: out shape (%s) must be in shape (%s) with axis %d removed or kept "
+                    reduce ? "%s: out shape %s must be in shape %s with axis %d removed or kept "
                              "as size 1"
-                           : "%s: out shape (%s) must equal in shape (%s) (axis %d)",
-                    op, got, want, ax);
+                           : "%s: out shape %s must equal in shape %s (axis %d)",
+                    op, ShapeText(*out).text, ShapeText(*in).text, ax);
     }
 
     // An empty input (reduce_sum over an empty axis) is never addressed: its

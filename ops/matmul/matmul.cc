@@ -1,8 +1,6 @@
 // matmul: the public symbols. Validates once, plans, dispatches to a backend.
 #include "operator_runtime/ops/matmul.h"
 
-#include <cstdio>
-
 #include "runtime/internal/dtype.h"
 #include "runtime/internal/frontend.h"
 #include "ops/matmul/matmul_backends.h"
@@ -16,18 +14,6 @@ const BackendTable<MatmulPlan> kBackends = {
     {&matmul::cpu::run, &matmul::cpu::plan, &matmul::cpu::ladder},
     {OPRT_NVIDIA_ENTRY(matmul::nvidia::run), OPRT_NVIDIA_ENTRY(matmul::nvidia::plan), OPRT_NVIDIA_ENTRY(matmul::nvidia::ladder)},
     {OPRT_METAX_ENTRY(matmul::metax::run), OPRT_METAX_ENTRY(matmul::metax::plan), OPRT_METAX_ENTRY(matmul::metax::ladder)},
-};
-
-// "(3, 4)": a view's shape for messages.
-struct ShapeText {
-    char text[160] = "";
-    explicit ShapeText(const oprt_tensor_view_t &v) {
-        int used = std::snprintf(text, sizeof text, "(");
-        for (int d = 0; d < v.ndim && used < int(sizeof text); ++d)
-            used += std::snprintf(text + used, sizeof text - used, "%s%lld", d ? ", " : "",
-                                  (long long)v.shape[d]);
-        if (used < int(sizeof text)) std::snprintf(text + used, sizeof text - used, ")");
-    }
 };
 
 // Checks the three views and fills the plan and the execute contract.

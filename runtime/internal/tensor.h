@@ -53,6 +53,12 @@ oprt_status_t check_same_dtype(const char *op, const char *arg, const oprt_tenso
 // An output: no stride 0 on a dim of size > 1 and no two elements at one address.
 oprt_status_t check_output_layout(const char *op, const char *arg, const oprt_tensor_view_t *view);
 
+// A view's shape for messages: "(3, 4)"; "()" for a 0-d view.
+struct ShapeText {
+    char text[176] = "";  // eight dims of up to 19 digits with their separators
+    explicit ShapeText(const oprt_tensor_view_t &view);
+};
+
 int64_t view_numel(const oprt_tensor_view_t &view);
 OperandSpan view_span(const oprt_tensor_view_t &view);
 
