@@ -19,11 +19,11 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstdint>
 
 #include "operator_runtime/api.h"
 #include "ops/matmul/nvidia/gemm_args.h"
+#include "ops/matmul/nvidia/smem_opt_in.cuh"
 #include "runtime/gpu/gpu_runtime.h"  // OPRT_GPU_BACKEND_NS
 
 namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
@@ -256,26 +256,10 @@ inline bool mma_sync_supports(const GemmArgs &g, oprt_dtype_t dtype) {
 }
 
 namespace mma_sync_detail {
-// The kernel's shared memory is above the 48 KB default: it opts in once per device (the
-// attribute belongs to the device's copy of the kernel). This header is also compiled into
-// the benchmark, outside the library, hence its own flags rather than gpu::allow_dynamic_smem.
-template <bool Bf16, bool AK, bool BK>
-cudaError_t allow_smem_once() {
-    constexpr int kMaxDevices = 64;
-    static std::atomic<bool> done[kMaxDevices] = {};  // per instantiation: per kernel
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
-    if (e != cudaSuccess) return e;
-    if (device >= 0 && device < kMaxDevices && done[device].load(std::memory_order_acquire)) return cudaSuccess;
-    e = cudaFuncSetAttribute(mma_sync_kernel<Bf16, AK, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-    if (e == cudaSuccess && device >= 0 && device < kMaxDevices) done[device].store(true, std::memory_order_release);
-    return e;
-}
-
 template <bool Bf16, bool AK, bool BK>
 cudaError_t launch(const GemmArgs &g, cudaStream_t stream) {
     auto kernel = mma_sync_kernel<Bf16, AK, BK>;
-    cudaError_t e = allow_smem_once<Bf16, AK, BK>();
+    cudaError_t e = opt_in_smem_once<mma_sync_kernel<Bf16, AK, BK>>(kSmemBytes);  // above 48 KB
     if (e != cudaSuccess) return e;
     const int64_t blocks = ((g.m + kBM - 1) / kBM) * ((g.n + kBN - 1) / kBN);
     const bool c_pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;

@@ -39,6 +39,7 @@
 //     groups 1024 bytes apart (stride byte offset); a k16 step starts 16 rows (2 KB) further.
 // TMA fills what lies outside the matrix with zeros, so tails of M, N and K need no code.
 #include "ops/matmul/nvidia/wgmma.cuh"
+#include "ops/matmul/nvidia/smem_opt_in.cuh"
 
 #include <cuda.h>  // CUtensorMap and its enums (types only: the encoder comes from the runtime)
 #include <cudaTypedefs.h>
@@ -646,7 +647,7 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
                               : encode(&map_b, Bf16, g.b, g.k, g.n, g.b_row, kBK, 64);      // rows K, N contiguous
     if (!b_ok) return cudaErrorInvalidValue;
     auto kernel = wgmma_kernel<BM, BN, Bf16, BKMajor>;
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+    cudaError_t err = opt_in_smem_once<wgmma_kernel<BM, BN, Bf16, BKMajor>>(Cfg::kSmemBytes);
     if (err != cudaSuccess) return err;
 
     Params p{};
