@@ -203,7 +203,10 @@ class _Runner:
             _check_int32(self.op, what, value)
         direct = out.is_contiguous()
         dst = out if direct else torch.empty(out.shape, dtype=out.dtype, device=out.device)
-        _kernel(self.op, _dtype_name(out))(a.contiguous(), b.contiguous(), dst)
+        a, b = a.contiguous(), b.contiguous()
+        # TMA copies (Hopper) need 16-byte aligned rows (k and n elements) and addresses.
+        rows_aligned = all(t.shape[1] * t.element_size() % 16 == 0 for t in (a, b))
+        _kernel(self.op, _dtype_name(out), rows_aligned and _aligned(a, b, dst))(a, b, dst)
         if not direct:
             out.copy_(dst)
 
