@@ -21,26 +21,19 @@ import os
 import threading
 from pathlib import Path
 
+from . import _manifest
 from .errors import ERR_NOT_SUPPORTED, InvalidArgumentError, OperatorRuntimeError
 
 INSTALL_HINT = ("pip install 'operator-runtime[tilelang]' (or pip install -r "
                 "requirements-tilelang.txt; on a machine without a package index see "
                 "scripts/gpu/fetch_tilelang_wheels.sh)")
 
-# Kernel files, relative to ops/ in a source checkout; a wheel carries them in
-# operator_runtime/tilelang_ops/ (cmake/install.cmake).
-_KERNEL_FILES = {
-    "copy": "copy/tilelang/copy_tl.py",
-    "vector_add": "vector_add/tilelang/vector_add_tl.py",
-    "relu": "relu/tilelang/relu_tl.py",
-    "reduce_sum": "reduce_sum/tilelang/reduce_sum_tl.py",
-    "softmax": "softmax/tilelang/softmax_tl.py",
-    "silu": "silu/tilelang/silu_tl.py",
-    "matmul": "matmul/tilelang/matmul_tl.py",
-}
-_ELEMENTWISE = ("copy", "vector_add", "relu", "silu")
-_ROWS = ("reduce_sum", "softmax")  # the reduced dim (params["dim"]) is made the last
-_MATMUL = ("matmul",)  # a (m, k) @ b (k, n), both made row-major
+# How the wrapper brings each kind of operator (ops/manifest.json) to its kernel's form.
+_ELEMENTWISE = "elementwise"  # flat contiguous operands of the output's shape
+_ROWS = "rows"  # (m, l) rows, the reduced dim (params["dim"]) made the last
+_MATMUL = "matmul"  # a (m, k) @ b (k, n), both made row-major
+_FORMS = {"elementwise": _ELEMENTWISE, "reduction": _ROWS, "normalization": _ROWS,
+          "matmul": _MATMUL}
 _INT32_MAX = 2**31 - 1  # the kernels' sizes are int32 (their indices are int64)
 
 _lock = threading.Lock()
@@ -88,14 +81,14 @@ def load():
 
 
 def kernel_path(op):
-    """The kernel file of `op`: the installed copy, else the one in the source checkout."""
-    rel = _KERNEL_FILES[op]
+    """The kernel file of `op` (ops/<op>/tilelang/<op>_tl.py): the installed copy, else the
+    one in the source checkout; None when the operator has no TileLang kernel."""
+    rel = Path(op, "tilelang", f"{op}_tl.py")
     here = Path(__file__).resolve().parent
-    for path in (here / "tilelang_ops" / Path(rel).name, here.parents[1] / "ops" / rel):
+    for path in (here / "tilelang_ops" / rel.name, here.parents[1] / "ops" / rel):
         if path.is_file():
             return path
-    raise OperatorRuntimeError(f"tilelang backend: the kernel file of {op} ({rel}) is neither "
-                               f"installed in {here / 'tilelang_ops'} nor in a source checkout")
+    return None
 
 
 def _module(op):
@@ -145,12 +138,19 @@ def _aligned(*tensors):
     return all(t.data_ptr() % 16 == 0 for t in tensors)
 
 
+def _tma_ok(*matrices):
+    """Whether row-major matrices suit TMA copies (Hopper): 16-byte aligned addresses and
+    rows a multiple of 16 bytes long."""
+    return _aligned(*matrices) and all(t.shape[1] * t.element_size() % 16 == 0 for t in matrices)
+
+
 class _Runner:
     """run(arrays) for one prepared op: arrays are (out, *inputs) torch CUDA tensors of the
     prepared layout."""
 
-    def __init__(self, op, params):
+    def __init__(self, op, form, params):
         self.op = op
+        self.form = form  # _ELEMENTWISE, _ROWS or _MATMUL
         self.params = params
         self.kernel_name = f"tilelang.{op}"
 
@@ -170,11 +170,11 @@ class _Runner:
         torch = _state["torch"]
         out = arrays[0]
         with torch.cuda.device(out.device):
-            if self.op in _ELEMENTWISE:
+            if self.form == _ELEMENTWISE:
                 self._elementwise(torch, out, arrays[1:])
-            elif self.op in _MATMUL:
+            elif self.form == _MATMUL:
                 self._matmul(torch, out, arrays[1], arrays[2])
-            else:  # _ROWS (prepare() refuses any other operator)
+            else:  # _ROWS
                 self._rows(torch, out, arrays[1], self.params["dim"])
 
     def _elementwise(self, torch, out, inputs):
@@ -204,9 +204,7 @@ class _Runner:
         direct = out.is_contiguous()
         dst = out if direct else torch.empty(out.shape, dtype=out.dtype, device=out.device)
         a, b = a.contiguous(), b.contiguous()
-        # TMA copies (Hopper) need 16-byte aligned rows (k and n elements) and addresses.
-        rows_aligned = all(t.shape[1] * t.element_size() % 16 == 0 for t in (a, b))
-        _kernel(self.op, _dtype_name(out), rows_aligned and _aligned(a, b, dst))(a, b, dst)
+        _kernel(self.op, _dtype_name(out), _tma_ok(a, b, dst))(a, b, dst)
         if not direct:
             out.copy_(dst)
 
@@ -247,24 +245,26 @@ def prepare(op, arrays, params):
     """The backend's entry point (register_backend): checks that the arrays are torch CUDA
     tensors and compiles the kernel now, so that run() only launches."""
     torch = _state["torch"]
-    if op not in _ELEMENTWISE + _ROWS + _MATMUL:  # an operator added to the C library without a TileLang kernel
+    form = _FORMS.get(_manifest.op(op).kind)
+    if form is None or kernel_path(op) is None:  # an operator without a TileLang kernel
         raise OperatorRuntimeError(
-            f"{op}: the tilelang backend has no kernel for this operator (add "
-            f"ops/<op>/tilelang/{op}_tl.py and list it in _tilelang.py); use "
-            f"backend='nvidia' or 'cpu'", ERR_NOT_SUPPORTED)
+            f"{op}: the tilelang backend has no kernel for this operator (its file would be "
+            f"ops/{op}/tilelang/{op}_tl.py); use backend='nvidia' or 'cpu'", ERR_NOT_SUPPORTED)
     for name, a in zip(("out",) + ("input",) * (len(arrays) - 1), arrays):
         if not isinstance(a, torch.Tensor) or a.device.type != "cuda":
             where = f" on {a.device}" if isinstance(a, torch.Tensor) else ""
             raise InvalidArgumentError(
                 f"{op}: the tilelang backend runs on torch tensors in CUDA memory; {name} is a "
                 f"{type(a).__module__}.{type(a).__qualname__}{where}")
-    runner = _Runner(op, params)
+    runner = _Runner(op, form, params)
     out = arrays[0]
     if out.numel():  # compile now, not in the first timed run
         with torch.cuda.device(out.device):
-            if op in _ELEMENTWISE:
+            if form == _ELEMENTWISE:
                 _kernel(op, _dtype_name(out), True)
                 _kernel(op, _dtype_name(out), False)
+            elif form == _MATMUL:  # the copies these operands take (the other, if ever, later)
+                _kernel(op, _dtype_name(out), _tma_ok(out, *arrays[1:]))
             else:
                 _kernel(op, _dtype_name(out))
     return runner
