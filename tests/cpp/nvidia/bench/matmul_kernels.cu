@@ -1,6 +1,7 @@
 // matmul's tensor-core kernels against cuBLAS: correctness and speed, run by hand on a GPU.
 //
 //   camp_matmul_bench [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=NAMES]] [--bf16-only]
+//                     [--shape=MxNxK]...
 //
 // For f16 and bf16, square (1024 .. 8192), skinny (16|64|128 x 4096 x 4096) and odd shapes,
 // and the layouts A row-major with B row- or column-major (plus A column-major on the odd
@@ -20,6 +21,7 @@
 // comma-separated, e.g. --sweep=128x256,64x128; --list-variants prints them), checked like the rest,
 // then per case the fastest and what the plan picks now: the figures that set the plan's
 // table in wgmma.cu. Odd shapes run splits 1 and 3 only, for correctness.
+// --shape=MxNxK (repeatable): only these shapes (timed, and checked against cuBLAS).
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -339,6 +341,7 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
 int main(int argc, char **argv) {
     bool quick = false, bf16_only = false;
     std::string only = "all";
+    std::vector<Shape> picked;  // --shape
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0) quick = true;
         else if (std::strcmp(argv[i], "--check-only") == 0) g_timing = false;
@@ -346,13 +349,15 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--sweep") == 0) g_sweep = true;
         else if (std::strcmp(argv[i], "--bf16-only") == 0) bf16_only = true;
         else if (std::strncmp(argv[i], "--sweep=", 8) == 0) g_sweep = true, g_match = argv[i] + 8;
+        else if (long long m, n, k; std::sscanf(argv[i], "--shape=%lldx%lldx%lld", &m, &n, &k) == 3 && m > 0 && n > 0 && k > 0)
+            picked.push_back({m, n, k, false});
         else if (std::strcmp(argv[i], "--list-variants") == 0) {
             for (int v = 0; v < mm::wgmma_variant_count(); ++v) std::printf("%s\n", mm::wgmma_variant_name(v));
             return 0;
         }
         else {
-            std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=NAMES]] [--bf16-only]\n",
-                        argv[0]);
+            std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=NAMES]] [--bf16-only] "
+                        "[--shape=MxNxK]...\n", argv[0]);
             return 1;
         }
     }
@@ -387,6 +392,7 @@ int main(int argc, char **argv) {
         for (int64_t m : {16, 64, 128}) all.push_back({m, 4096, 4096, false});
     }
     all.insert(all.end(), odd.begin(), odd.end());
+    if (!picked.empty()) all = picked;
 
     cublasHandle_t handle;
     cudaStream_t stream;
