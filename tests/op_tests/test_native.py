@@ -316,3 +316,66 @@ def test_a_forked_child_starts_with_empty_tables():
     assert os.waitstatus_to_exitcode(status) == 0
     assert _hits("relu", None, x, param=0.0)  # the parent's plan is untouched
     ort.clear_plan_cache()
+
+
+def _torch_device(torch, name):
+    if name == "cuda":
+        if not torch.cuda.is_available():
+            pytest.skip("torch has no CUDA device here")
+        if not {"nvidia", "metax"} & set(ort.available_backends()):
+            pytest.skip(f"{ort.library_path()} has no GPU backend with a device")
+    return torch.device(name)
+
+
+@compiled
+@pytest.mark.parametrize("device_name", ["cpu", "cuda"])
+def test_torch_keys_and_results_in_c(device_name, seed):
+    """Torch tensors through the C path: hits compute right (new outputs contiguous, on the
+    tensor's device), and what the Python key leaves out misses: another dtype or stride, a
+    subclass (nn.Parameter), the negative bit (resolved by the Python path), an output that
+    requires grad (refused), another CUDA stream."""
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    device = _torch_device(torch, device_name)
+    ort.clear_plan_cache()
+    g = torch.Generator().manual_seed(seed % 2**63)
+    x = torch.randn(5, 33, generator=g).to(device)
+    xt = torch.randn(33, 5, generator=g).to(device).t()
+    b = torch.randn(33, generator=g).to(device)
+    for src in (x, xt):
+        want = torch.where(src > 0, src, 0.5 * src)
+        for _ in range(3):
+            got = ort.relu(src, 0.5)
+            torch.testing.assert_close(got, want, rtol=0, atol=0)
+            assert got.is_contiguous() and got.device == src.device
+            out = torch.full_like(x, float("nan"))
+            assert ort.relu_(out, src, 0.5) is out
+            torch.testing.assert_close(out, want, rtol=0, atol=0)
+        assert _hits("relu", None, src, param=0.5, backend="auto")
+        assert _hits("relu", torch.empty_like(x), src, param=0.5, backend="auto")
+    for _ in range(3):
+        torch.testing.assert_close(ort.vector_add(xt, b), xt + b)
+        torch.testing.assert_close(ort.softmax(xt, 0), torch.softmax(xt, 0))
+        torch.testing.assert_close(ort.matmul(xt, x.t()), xt @ x.t())
+    for op, args, param in (("vector_add", (xt, b), None), ("softmax", (xt,), 0),
+                            ("matmul", (xt, x.t()), None)):
+        assert _hits(op, None, *args, param=param, backend="auto"), op
+    assert not _hits("relu", None, x.half(), param=0.5, backend="auto")
+    assert not _hits("relu", None, x[:, ::2], param=0.5, backend="auto")
+    assert not _hits("relu", None, torch.nn.Parameter(x.clone()), param=0.5, backend="auto")
+    neg = torch._neg_view(x)
+    assert not _hits("relu", None, neg, param=0.5, backend="auto")
+    torch.testing.assert_close(ort.relu(neg, 0.5), torch.where(-x > 0, -x, -0.5 * x))
+    grad_out = torch.empty_like(x).requires_grad_()
+    assert not _hits("relu", grad_out, x, param=0.5, backend="auto")
+    with pytest.raises(ValueError):
+        ort.relu_(grad_out, x, 0.5)
+    if device.type == "cuda":
+        side = torch.cuda.Stream(device)
+        side.wait_stream(torch.cuda.current_stream(device))
+        with torch.cuda.stream(side):
+            assert not _hits("relu", None, x, param=0.5, backend="auto")
+            got = ort.relu(x, 0.5)
+            assert _hits("relu", None, x, param=0.5, backend="auto")
+        side.synchronize()
+        torch.testing.assert_close(got, torch.where(x > 0, x, 0.5 * x))
+    ort.clear_plan_cache()
