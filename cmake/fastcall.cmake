@@ -10,7 +10,9 @@
 # wheel.py-api = "cp312"); elsewhere it is built for the running Python
 # (_fastcall.cpython-311-x86_64-linux-gnu.so, ...). Outside a wheel it stays in the build
 # folder, next to libcamp_ops.so, where a source checkout finds both (_native.py).
-option(CAMP_BUILD_FASTCALL "Build the Python extension module _fastcall when Python headers are found" ON)
+# Not built for a project that adds this tree with add_subdirectory (unless asked for).
+option(CAMP_BUILD_FASTCALL "Build the Python extension module _fastcall when Python headers are found"
+       ${PROJECT_IS_TOP_LEVEL})
 if(NOT CAMP_BUILD_FASTCALL)
   return()
 endif()

@@ -125,8 +125,7 @@ static uint64_t key_hash(const Key *k) {
     return h ^ (h >> 29);
 }
 
-/* One array argument as read for the key: its data pointer and, for a new output, how it
- * is allocated. */
+/* What a call passes to execute for one array argument, read with its key. */
 typedef struct {
     void *data;
 } Read;
@@ -274,6 +273,9 @@ typedef struct Node {
     unsigned char key[];
 } Node;
 
+/* oprt_execute_<op>(descriptor, workspace, workspace_size, out, in..., stream): every
+ * pointer argument passed as void * (the descriptor handle, const void * inputs and the
+ * stream have the same representation), the status an int; as ctypes calls it too. */
 typedef int (*Execute1)(void *, void *, size_t, void *, void *, void *);
 typedef int (*Execute2)(void *, void *, size_t, void *, void *, void *, void *);
 
