@@ -57,6 +57,7 @@ static int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *o) {
 #endif
 
 enum {
+    INTERFACE = 1,      /* what _native.py expects; raised with any change of the calls below */
     MAX_DIMS = 8,       /* oprt_tensor_view_t */
     MAX_INPUTS = 2,     /* vector_add, matmul */
     KEY_BYTES = 1024,   /* room for 3 arrays of 8 dims and the names */
@@ -857,6 +858,7 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
         || intern(&s_is_cuda, "is_cuda") < 0 || intern(&s_is_cpu, "is_cpu") < 0
         || intern(&s_get_device, "get_device") < 0 || intern(&s_data_ptr, "data_ptr") < 0
         || intern(&s_requires_grad, "requires_grad") < 0
+        || PyModule_AddIntConstant(m, "INTERFACE", INTERFACE) < 0
         || PyModule_AddIntConstant(m, "KIND_NUMPY", KIND_NUMPY) < 0
         || PyModule_AddIntConstant(m, "KIND_TORCH", KIND_TORCH) < 0
         || PyModule_AddIntConstant(m, "MAX_INPUTS", MAX_INPUTS) < 0) {

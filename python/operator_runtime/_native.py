@@ -23,6 +23,7 @@ import threading
 from . import _lib
 
 MODULE = "operator_runtime._fastcall"
+INTERFACE = 1  # fastcall.c's INTERFACE: a module built from another version is not used
 
 module = None  # the extension module, or None
 path = None  # where it was loaded from
@@ -48,6 +49,10 @@ def _find():
                 spec.loader.exec_module(mod)
             except Exception as exc:  # noqa: BLE001 (any failure: the ctypes path, and why)
                 return None, None, f"{candidate} failed to load: {type(exc).__name__}: {exc}"
+            if getattr(mod, "INTERFACE", None) != INTERFACE:
+                return None, None, (f"{candidate} was built from another version (interface "
+                                    f"{getattr(mod, 'INTERFACE', None)}, this package's is "
+                                    f"{INTERFACE}): rebuild it")
             sys.modules[MODULE] = mod
             return mod, candidate, None
     folders = sorted({os.path.dirname(p) for p in looked})
