@@ -42,15 +42,15 @@ ensure_gtest() {
 
 # Python's development headers, for the extension module _fastcall (one-shot calls' hit path
 # in C; without them the package uses ctypes alone): the Debian package python3-dev for
-# Debian's python3, installed with apt-get when missing and running as root. Other Pythons
-# (pyenv, conda, the python.org builds) ship their headers.
+# Debian's python3 (or a virtualenv made from it), installed with apt-get when missing and
+# running as root. Other Pythons (pyenv, conda, the python.org builds) ship their headers.
 python_has_headers() {
     "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
 }
 ensure_python_headers() {
     python_has_headers && return 0
     if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null \
-        && [[ "$("$PYTHON" -c 'import sys; print(sys.executable)')" == /usr/bin/python3* ]]; then
+        && [[ "$("$PYTHON" -c 'import sys; print(sys.base_prefix)')" == /usr ]]; then
         log "installing Python's development headers (python3-dev)"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-dev >/dev/null 2>&1 || {
             apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-dev >/dev/null
