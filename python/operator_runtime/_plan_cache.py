@@ -9,9 +9,10 @@ runs. Entries keep no array alive.
 
 Thread-safe: a call uses an entry only while it holds the entry's lock (`busy`: the
 compiled module's Slot, which its hit path takes without a call, or a threading.Lock
-without the module; _native.py), taken without waiting, so an entry (its workspace) is never used by two calls at once; a second
-thread with the same key meanwhile makes its own, and the cache keeps one of them. A hit
-takes no cache-wide lock: one dict lookup, the entry's lock, and a flag set.
+without the module; _native.py), taken without waiting, so an entry (its workspace) is
+never used by two calls at once; a second thread with the same key meanwhile makes its
+own, and the cache keeps one of them. A hit takes no cache-wide lock: one dict lookup,
+the entry's lock, and a flag set.
 
 Bounded: beyond CAPACITY entries, the oldest entry not hit since it was cached or since
 the last sweep is destroyed (the CLOCK approximation of least-recently-used: a hit sets

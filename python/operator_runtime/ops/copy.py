@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import _native
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from .. import _native
 from ._common import prepare, run_once
 from ._doc import document
 
@@ -16,7 +16,7 @@ _FAST = _native.op("copy")  # the compiled hit path, or None
 
 def copy(src: A, *, out: Optional[A] = None, backend: Backend = "auto",
          variant: Optional[str] = None) -> A:
-    result = _FAST and _FAST.call(out, src, None, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(out, src, None, backend, variant)  # hit in C
     if result is not None:
         return result
     return run_once("copy", "copy", _NAMES, (out, src), {}, backend, variant,
@@ -35,7 +35,7 @@ bfloat16; dst and src must not overlap (unless identical).""", """\
 
 def copy_(dst: A, src: Array, *, backend: Backend = "auto", variant: Optional[str] = None) -> A:
     """Writes src (broadcast to dst's shape) into dst; returns dst."""
-    result = _FAST and _FAST.call(dst, src, None, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(dst, src, None, backend, variant)  # hit in C
     if result is not None:
         return result
     return run_once("copy_", "copy", _NAMES, (dst, src), {}, backend, variant,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import _native
 from .._arrays import describe_all
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from .. import _native
 from ._common import prepare, run_once
 from ._doc import document
 
@@ -29,7 +29,7 @@ def _result_shape(func, a, b):
 
 def matmul(a: A, b: Array, *, out: Optional[A] = None, backend: Backend = "auto",
            variant: Optional[str] = None) -> A:
-    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
     if result is not None:
         return result
     given, known = out, None
@@ -56,7 +56,7 @@ overlap a or b); returns it. float32, float16, bfloat16.""", """\
 def matmul_(out: A, a: Array, b: Array, *, backend: Backend = "auto",
             variant: Optional[str] = None) -> A:
     """Writes a @ b into out (shape (M, N); must not overlap a or b); returns out."""
-    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
     if result is not None:
         return result
     return run_once("matmul_", "matmul", _NAMES, (out, a, b), {}, backend, variant,

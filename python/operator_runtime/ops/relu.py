@@ -7,9 +7,9 @@ import numbers
 import struct
 from typing import Optional
 
+from .. import _native
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from .. import _native
 from ._common import _is_bool, prepare, run_once
 from ._doc import document
 
@@ -41,7 +41,7 @@ def _params(func, negative_slope):
 
 def relu(src: A, negative_slope: float = 0.0, *, out: Optional[A] = None,
          backend: Backend = "auto", variant: Optional[str] = None) -> A:
-    result = _FAST and _FAST.call(out, src, negative_slope, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(out, src, negative_slope, backend, variant)  # hit in C
     if result is not None:
         return result
     return run_once("relu", "relu", _NAMES, (out, src), _params("relu", negative_slope), backend,
@@ -61,7 +61,7 @@ returns it. float32, float16, bfloat16.""", """\
 def relu_(out: A, src: Array, negative_slope: float = 0.0, *, backend: Backend = "auto",
           variant: Optional[str] = None) -> A:
     """Writes relu(src, negative_slope) into out (out may be src itself); returns out."""
-    result = _FAST and _FAST.call(out, src, negative_slope, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(out, src, negative_slope, backend, variant)  # hit in C
     if result is not None:
         return result
     return run_once("relu_", "relu", _NAMES, (out, src), _params("relu_", negative_slope),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import _native
 from .._arrays import describe_all, numpy
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
-from .. import _native
 from ._common import prepare, run_once
 from ._doc import document
 
@@ -17,7 +17,7 @@ _FAST = _native.op("vector_add")  # the compiled hit path, or None
 
 def vector_add(a: A, b: Array, *, out: Optional[A] = None, backend: Backend = "auto",
                variant: Optional[str] = None) -> A:
-    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
     if result is not None:
         return result
     given, known = out, None
@@ -48,7 +48,7 @@ float16, bfloat16.""", """\
 def vector_add_(out: A, a: Array, b: Array, *, backend: Backend = "auto",
                 variant: Optional[str] = None) -> A:
     """Writes a + b into out (out may be a or b itself); returns out."""
-    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # a hit in C (_native)
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
     if result is not None:
         return result
     return run_once("vector_add_", "vector_add", _NAMES, (out, a, b), {}, backend, variant,
