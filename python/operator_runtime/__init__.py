@@ -20,13 +20,16 @@ no view of src can merge, which copies src first). So strides must be non-negati
 reversed view raises ValueError; pass a contiguous copy instead.
 
 One-shot calls reuse the descriptor of a layout seen before (a bounded plan cache:
-clear_plan_cache() empties it). set_num_threads(n) sets the CPU backend's threads.
+clear_plan_cache() empties it); with the compiled module operator_runtime._fastcall
+(built with the library where Python's headers are found) such a call is one C call:
+fast_call_info() says whether it is in use, and why not. set_num_threads(n) sets the
+CPU backend's threads.
 Importing the package imports no array library (numpy is imported on first use).
 """
 
 import pathlib
 
-from . import _backends, _lib, ops
+from . import _backends, _lib, _native, ops
 from . import _plan_cache
 from ._backends import register_backend
 from ._prepared import PreparedOp
@@ -98,6 +101,15 @@ def clear_plan_cache() -> None:
     _plan_cache.clear()
 
 
+def fast_call_info() -> "dict[str, object]":
+    """Whether one-shot calls on a layout seen before run through the compiled module
+    operator_runtime._fastcall (one C call) or through ctypes (a few microseconds more):
+    {"compiled": bool, "path": the module's file or None, "reason": why it is not in
+    use, or None}. The module is built with libcamp_ops.so when CMake finds Python's
+    development headers (Debian: python3-dev), for the Python that ran the build."""
+    return _native.fast_call_info()
+
+
 def library_path() -> "pathlib.Path":
     """The path of the loaded libcamp_ops.so (loading it if needed)."""
     return _lib.get().path
@@ -106,6 +118,6 @@ def library_path() -> "pathlib.Path":
 __all__ = [
     *ops.__all__,
     "OperatorRuntimeError", "InvalidArgumentError", "UnsupportedDtypeError", "PreparedOp",
-    "available_backends", "clear_plan_cache", "get_num_threads", "library_path", "library_version",
-    "register_backend", "set_num_threads", "variants",
+    "available_backends", "clear_plan_cache", "fast_call_info", "get_num_threads", "library_path",
+    "library_version", "register_backend", "set_num_threads", "variants",
 ]

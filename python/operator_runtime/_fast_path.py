@@ -32,7 +32,11 @@ import ctypes
 import operator
 import sys
 
+from . import _native
 from ._arrays import numpy_dtype_code
+
+# How the compiled hit path reads a new output's data pointer (fastcall.c's KIND_*).
+KIND_NUMPY, KIND_TORCH = 1, 2
 
 # A zero-length ctypes array over an array's memory (the buffer protocol): ctypes passes it
 # as a pointer to that memory where the C function takes a void *. Made in C, in a fraction
@@ -91,6 +95,11 @@ class NumpyFast:
     def empty_for(self, src):
         """How to allocate a new output like each array of src's layout: empty()."""
         return self.empty
+
+    def recipe(self, out, src):
+        """How the compiled hit path allocates a new output like `out` (for every call
+        whose inputs are laid out like this call's): numpy.empty(shape, dtype)."""
+        return (self.np.empty, (out.shape, out.dtype), None, False, KIND_NUMPY)
 
 
 class TorchFast:
@@ -165,6 +174,18 @@ class TorchFast:
             return self.torch.empty_like
         return self.empty
 
+    def recipe(self, out, src):
+        """How the compiled hit path allocates a new output like `out` (for every call
+        whose inputs are laid out like this call's): as empty_for(src) does when out is
+        laid out like src would make it, else torch.empty(shape, dtype=, device=)."""
+        torch = self.torch
+        if src.shape == out.shape and src.dtype == out.dtype and src.device == out.device:
+            if self.empty_for(src) is torch.empty_like:
+                return (torch.empty_like, (), None, True, KIND_TORCH)
+            return (torch.empty_like, (self.contiguous,), ("memory_format",), True, KIND_TORCH)
+        return (torch.empty, (tuple(out.shape), out.dtype, out.device), ("dtype", "device"), False,
+                KIND_TORCH)
+
 
 _kinds = {}  # class -> NumpyFast, TorchFast or None (no fast path), filled on first sight
 
@@ -181,6 +202,11 @@ def kind_of(array):
     torch = sys.modules.get("torch")
     if np is not None and t is np.ndarray:
         kind = NumpyFast(np)
+        if _native.module is not None:
+            _native.module.bind_numpy(np.ndarray)
     elif torch is not None and t is torch.Tensor:
         kind = TorchFast(torch)
+        if _native.module is not None:
+            _native.module.bind_torch(torch.Tensor, torch.strided, kind.current_device,
+                                      kind.current_stream)
     return _kinds.setdefault(t, kind)

@@ -7,10 +7,12 @@ and every operand's array library, dtype, shape, strides and device, plus the st
 runs on for GPU arrays), so that a repeated call only reads its arrays' data pointers and
 runs. Entries keep no array alive.
 
-Thread-safe: a call uses an entry only while it holds the entry's lock (`busy`), taken
-without waiting, so an entry (its workspace) is never used by two calls at once; a second
-thread with the same key meanwhile makes its own, and the cache keeps one of them. A hit
-takes no cache-wide lock: one dict lookup, the entry's lock, and a flag set.
+Thread-safe: a call uses an entry only while it holds the entry's lock (`busy`: the
+compiled module's Slot, which its hit path takes without a call, or a threading.Lock
+without the module; _native.py), taken without waiting, so an entry (its workspace) is
+never used by two calls at once; a second thread with the same key meanwhile makes its
+own, and the cache keeps one of them. A hit takes no cache-wide lock: one dict lookup,
+the entry's lock, and a flag set.
 
 Bounded: beyond CAPACITY entries, the oldest entry not hit since it was cached or since
 the last sweep is destroyed (the CLOCK approximation of least-recently-used: a hit sets
@@ -22,6 +24,8 @@ interpreter exit, and forgotten (never destroyed) in a forked child.
 import atexit
 import os
 import threading
+
+from . import _native
 
 CAPACITY = 64
 
@@ -35,7 +39,7 @@ class Entry:
     __slots__ = ("busy", "used", "alive")
 
     def __init__(self):
-        self.busy = threading.Lock()  # held by the one call using the entry
+        self.busy = _native.new_lock()  # held by the one call using the entry
         self.used = False  # set by each hit, cleared by a sweep
         self.alive = True
 

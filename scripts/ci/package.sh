@@ -94,6 +94,12 @@ assert "site-packages" in package.parts, f"not an installed package: {package}"
 assert library.parent == package, f"the library is not the packaged one: {library}"
 assert ort.library_version() == ort.__version__, "oprt_version() and __version__ differ"
 assert ort.__version__ == source_version, f"CMakeLists.txt says {source_version}"
+# The compiled hit path (_fastcall) is built wherever this Python has its headers.
+import sysconfig
+info = ort.fast_call_info()
+print(f"fast_call_info: {info}")
+if (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+    assert info["compiled"] and Path(info["path"]).resolve().parent == package, info
 try:  # the test oracle stays in the source tree: the wheel carries only what users import
     import operator_runtime_testing  # noqa: F401
     raise AssertionError(f"the wheel installed operator_runtime_testing: {operator_runtime_testing.__file__}")
@@ -135,6 +141,11 @@ library = Path(ort.library_path()).resolve()
 print(f"operator_runtime {ort.__version__} from {package}; library {library}")
 assert package == source, f"the editable install imports {package}, not {source}"
 assert "site-packages" in library.parts, f"not the library of the editable install: {library}"
+info = ort.fast_call_info()
+print(f"fast_call_info: {info}")
+import sysconfig
+if (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+    assert info["compiled"] and "site-packages" in Path(info["path"]).parts, info
 assert ort.library_version() == ort.__version__, "oprt_version() and __version__ differ"
 EOF
 )

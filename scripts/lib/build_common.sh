@@ -40,6 +40,28 @@ ensure_gtest() {
     fi
 }
 
+# Python's development headers, for the extension module _fastcall (one-shot calls' hit path
+# in C; without them the package uses ctypes alone): the Debian package python3-dev for
+# Debian's python3 (or a virtualenv made from it), installed with apt-get when missing and
+# running as root. Other Pythons (pyenv, conda, the python.org builds) ship their headers.
+python_has_headers() {
+    "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
+}
+ensure_python_headers() {
+    python_has_headers && return 0
+    if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null \
+        && [[ "$("$PYTHON" -c 'import sys; print(sys.base_prefix)')" == /usr ]]; then
+        log "installing Python's development headers (python3-dev)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-dev >/dev/null 2>&1 || {
+            apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-dev >/dev/null
+        } || true
+        python_has_headers && return 0
+    fi
+    echo "Python.h not found for $PYTHON: the _fastcall module will not be built and one-shot" \
+         "calls take the ctypes path (install the headers, e.g. sudo apt-get install python3-dev," \
+         "then CAMP_FORCE_RECONFIGURE=1)" >&2
+}
+
 do_env() {
     log "environment ($VARIANT)"
     command -v cmake >/dev/null || { echo "cmake not found: install CMake >= 3.22" >&2; exit 1; }
@@ -49,6 +71,7 @@ do_env() {
     "$PYTHON" --version
     variant_env
     ensure_gtest
+    ensure_python_headers
     "$PYTHON" -m pip install -q -r "$REPO_ROOT/requirements.txt"
 }
 
@@ -59,7 +82,11 @@ do_configure() {
     fi
     log "configure $BUILD_DIR"
     rm -f "$BUILD_DIR/CMakeCache.txt"
-    if ! cmake -S "$REPO_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" "${CMAKE_ARGS[@]}"; then
+    # _fastcall is built for the Python that runs the tests.
+    local python_exe
+    python_exe="$("$PYTHON" -c 'import sys; print(sys.executable)')"
+    if ! cmake -S "$REPO_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
+            -DPython3_EXECUTABLE="$python_exe" "${CMAKE_ARGS[@]}"; then
         # A failed configure must not count as "already configured" next time.
         rm -f "$BUILD_DIR/CMakeCache.txt"
         echo "configure failed: $BUILD_DIR" >&2

@@ -445,11 +445,14 @@ def _overhead_rows(lib, backend, make_input):
     x = make_input()
     out = lib.empty((OVERHEAD_ELEMENTS,), "f32")
     where = f"{lib.name}/{getattr(lib, 'device', 'cpu')}"  # e.g. numpy/cpu, torch/cuda
+    # Which hit path one-shot calls take: the compiled module, or ctypes (and why).
+    info = ort.fast_call_info()
+    hit = ("a plan cache hit in C (_fastcall): a new output and the execute call" if info["compiled"]
+           else "a plan cache hit through ctypes (no _fastcall: ort.fast_call_info() says why)")
     version = _lib.get().dll.oprt_version
     version.restype = ctypes.c_char_p
     # (key, row label, the function timed or the reason it cannot run, note)
-    cases = [("one-shot", "ort.relu(x) one-shot", lambda: ort.relu(x, backend=backend),
-              "a plan cache hit: a new output and one C call"),
+    cases = [("one-shot", "ort.relu(x) one-shot", lambda: ort.relu(x, backend=backend), hit),
              ("one-shot out", "ort.relu_(out, x) one-shot",
               lambda: ort.relu_(out, x, backend=backend), "")]
     prepared = ort.prepare_relu(out, x, backend=backend)

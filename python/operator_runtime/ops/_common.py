@@ -4,7 +4,7 @@ checks of dim, and the multi-dim views of reduce_sum."""
 import ctypes
 import operator
 
-from .. import _backends, _fast_path, _plan_cache
+from .. import _backends, _fast_path, _native, _plan_cache
 from .._arrays import describe, describe_all
 from .._lib import MAX_DIMS
 from .._prepared import PreparedOp, _data_pointers
@@ -28,7 +28,8 @@ class _Plan(_plan_cache.Entry):
     """A plan cache entry: a PreparedOp (its descriptor and workspace; no array) and, for
     the fast path, its C execute call with every argument but the data pointers built
     once, so that a call on a layout seen before is one ctypes call (and, for a new
-    output, one allocation)."""
+    output, one allocation). With the compiled module (_native), its lock `busy` is a
+    Slot armed with the same call, which the module's hit path runs itself."""
 
     __slots__ = ("prepared", "execute", "head", "read", "stream", "fallback", "new")
 
@@ -52,9 +53,24 @@ class _Plan(_plan_cache.Entry):
         else:  # ints: converted by the argtypes (void *)
             self.execute, self.head = typed
         self.fallback = (*typed, read_any)
+        if _native.module is not None:
+            self.busy.arm(self, ctypes.cast(c.execute, ctypes.c_void_p).value, c.num_inputs,
+                          prepared._desc.value, ws_ptr, size, self.stream, prepared._check)
 
     def close(self):
+        detach = getattr(self.busy, "detach", None)  # a Slot: out of the C tables first
+        if detach is not None:
+            detach()
         self.prepared.destroy()
+
+
+def _register(fast_call, plan, fast, arrays, backend, variant):
+    """Registers `plan` with the compiled hit path under the key of this call's raw
+    arguments (fast_call: (Op, the out argument as given, the raw parameter)); `arrays`:
+    the output as run, then the inputs."""
+    op, out, param = fast_call
+    recipe = fast.recipe(arrays[0], arrays[1]) if out is None else None
+    op.register(plan.busy, recipe, out, *arrays[1:], param, backend, variant)
 
 
 _FAST_BACKENDS = ("auto",) + _backends.C_BACKENDS
@@ -70,7 +86,8 @@ def empty_like_input(func, src):
     return s.kind.empty(s, s.shape), {1: s}
 
 
-def run_once(func, op, names, arrays, params, backend, variant=None, known=None):
+def run_once(func, op, names, arrays, params, backend, variant=None, known=None,
+             fast_call=None):
     """Checks the arrays (output first) and runs `op` once on them with a descriptor
     (kernel variant `variant`, None: the plan's choice) from the plan cache, made now
     when this layout is new; returns the output array (as the caller passed it, or new).
@@ -82,7 +99,11 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
     key comes from the arrays' cheap attributes (for a new output, from the inputs': they
     fix its layout), and a hit runs the cached _Plan on the arrays' data pointers, with no
     Operand made: one ctypes call. Otherwise every array is described, and the key is made
-    from the Operands."""
+    from the Operands.
+
+    fast_call: (the operator's _native Op or None, the out argument as the caller got it,
+    the raw parameter): a plan reached through a fast key is registered with that Op, so
+    that the next such call hits in C (see _native)."""
     new_out = arrays[0] is None
     fast = _fast_path.kind_of(arrays[1] if new_out else arrays[0])
     key = layout = None
@@ -104,6 +125,8 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
                     _plan_cache.release(plan)
                 if status:
                     plan.prepared._check(status)
+                if fast_call is not None and fast_call[0] is not None:  # a miss in C
+                    _register(fast_call, plan, fast, arrays, backend, variant)
                 return arrays[0]
     if new_out:  # allocated like the first input (described now unless it is plain)
         known = dict(known or ())
@@ -144,6 +167,8 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None)
             _plan_cache.release(plan)
     if new:
         _plan_cache.add(key, plan)
+        if layout is not None and fast_call is not None and fast_call[0] is not None:
+            _register(fast_call, plan, fast, arrays, backend, variant)  # unless add() dropped it
     return result
 
 

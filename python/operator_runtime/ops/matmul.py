@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import _native
 from .._arrays import describe_all
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
@@ -11,6 +12,7 @@ from ._common import prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "a", "b")
+_FAST = _native.op("matmul")  # the compiled hit path, or None
 
 
 def _result_shape(func, a, b):
@@ -27,12 +29,16 @@ def _result_shape(func, a, b):
 
 def matmul(a: A, b: Array, *, out: Optional[A] = None, backend: Backend = "auto",
            variant: Optional[str] = None) -> A:
-    known = None
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
+    if result is not None:
+        return result
+    given, known = out, None
     if out is None:
         first, second = describe_all("matmul", ("a", "b"), (a, b), has_out=False)
         known = {1: first, 2: second}
         out = first.kind.empty(first, _result_shape("matmul", first, second))
-    return run_once("matmul", "matmul", _NAMES, (out, a, b), {}, backend, variant, known=known)
+    return run_once("matmul", "matmul", _NAMES, (out, a, b), {}, backend, variant, known=known,
+                    fast_call=(_FAST, given, None))
 
 
 matmul.__doc__ = document("matmul", """\
@@ -50,7 +56,11 @@ overlap a or b); returns it. float32, float16, bfloat16.""", """\
 def matmul_(out: A, a: Array, b: Array, *, backend: Backend = "auto",
             variant: Optional[str] = None) -> A:
     """Writes a @ b into out (shape (M, N); must not overlap a or b); returns out."""
-    return run_once("matmul_", "matmul", _NAMES, (out, a, b), {}, backend, variant)
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
+    if result is not None:
+        return result
+    return run_once("matmul_", "matmul", _NAMES, (out, a, b), {}, backend, variant,
+                    fast_call=(_FAST, out, None))
 
 
 def prepare_matmul(out: Array, a: Array, b: Array, *, backend: Backend = "auto",

@@ -7,12 +7,14 @@ import numbers
 import struct
 from typing import Optional
 
+from .. import _native
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
 from ._common import _is_bool, prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
+_FAST = _native.op("relu")  # the compiled hit path, or None
 
 
 _F32_MAX = 3.4028234663852886e38
@@ -39,8 +41,11 @@ def _params(func, negative_slope):
 
 def relu(src: A, negative_slope: float = 0.0, *, out: Optional[A] = None,
          backend: Backend = "auto", variant: Optional[str] = None) -> A:
+    result = _FAST and _FAST.call(out, src, negative_slope, backend, variant)  # hit in C
+    if result is not None:
+        return result
     return run_once("relu", "relu", _NAMES, (out, src), _params("relu", negative_slope), backend,
-                    variant)
+                    variant, fast_call=(_FAST, out, negative_slope))
 
 
 relu.__doc__ = document("relu", """\
@@ -56,8 +61,11 @@ returns it. float32, float16, bfloat16.""", """\
 def relu_(out: A, src: Array, negative_slope: float = 0.0, *, backend: Backend = "auto",
           variant: Optional[str] = None) -> A:
     """Writes relu(src, negative_slope) into out (out may be src itself); returns out."""
+    result = _FAST and _FAST.call(out, src, negative_slope, backend, variant)  # hit in C
+    if result is not None:
+        return result
     return run_once("relu_", "relu", _NAMES, (out, src), _params("relu_", negative_slope),
-                    backend, variant)
+                    backend, variant, fast_call=(_FAST, out, negative_slope))
 
 
 def prepare_relu(out: Array, src: Array, negative_slope: float = 0.0, *,

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import _native
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
 from ._common import prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "src")
+_FAST = _native.op("silu")  # the compiled hit path, or None
 
 
 def silu(src: A, *, out: Optional[A] = None, backend: Backend = "auto",
          variant: Optional[str] = None) -> A:
-    return run_once("silu", "silu", _NAMES, (out, src), {}, backend, variant)
+    result = _FAST and _FAST.call(out, src, None, backend, variant)  # hit in C
+    if result is not None:
+        return result
+    return run_once("silu", "silu", _NAMES, (out, src), {}, backend, variant,
+                    fast_call=(_FAST, out, None))
 
 
 silu.__doc__ = document("silu", """\
@@ -28,7 +34,11 @@ src itself); returns it. float32, float16, bfloat16.""", """\
 
 def silu_(out: A, src: Array, *, backend: Backend = "auto", variant: Optional[str] = None) -> A:
     """Writes silu(src) into out (out may be src itself); returns out."""
-    return run_once("silu_", "silu", _NAMES, (out, src), {}, backend, variant)
+    result = _FAST and _FAST.call(out, src, None, backend, variant)  # hit in C
+    if result is not None:
+        return result
+    return run_once("silu_", "silu", _NAMES, (out, src), {}, backend, variant,
+                    fast_call=(_FAST, out, None))
 
 
 def prepare_silu(out: Array, src: Array, *, backend: Backend = "auto",

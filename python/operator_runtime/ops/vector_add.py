@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .. import _native
 from .._arrays import describe_all, numpy
 from .._prepared import PreparedOp
 from .._typing import A, Array, Backend
@@ -11,11 +12,15 @@ from ._common import prepare, run_once
 from ._doc import document
 
 _NAMES = ("out", "a", "b")
+_FAST = _native.op("vector_add")  # the compiled hit path, or None
 
 
 def vector_add(a: A, b: Array, *, out: Optional[A] = None, backend: Backend = "auto",
                variant: Optional[str] = None) -> A:
-    known = None
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
+    if result is not None:
+        return result
+    given, known = out, None
     if out is None:
         first, second = describe_all("vector_add", ("a", "b"), (a, b), has_out=False)
         known = {1: first, 2: second}
@@ -26,7 +31,7 @@ def vector_add(a: A, b: Array, *, out: Optional[A] = None, backend: Backend = "a
                              f"{second.shape} do not broadcast") from None
         out = first.kind.empty(first, shape)
     return run_once("vector_add", "vector_add", _NAMES, (out, a, b), {}, backend, variant,
-                    known=known)
+                    known=known, fast_call=(_FAST, given, None))
 
 
 vector_add.__doc__ = document("vector_add", """\
@@ -43,7 +48,11 @@ float16, bfloat16.""", """\
 def vector_add_(out: A, a: Array, b: Array, *, backend: Backend = "auto",
                 variant: Optional[str] = None) -> A:
     """Writes a + b into out (out may be a or b itself); returns out."""
-    return run_once("vector_add_", "vector_add", _NAMES, (out, a, b), {}, backend, variant)
+    result = _FAST and _FAST.call(out, a, b, None, backend, variant)  # hit in C
+    if result is not None:
+        return result
+    return run_once("vector_add_", "vector_add", _NAMES, (out, a, b), {}, backend, variant,
+                    fast_call=(_FAST, out, None))
 
 
 def prepare_vector_add(out: Array, a: Array, b: Array, *, backend: Backend = "auto",
