@@ -40,10 +40,10 @@ struct WarpTilingPlanRow {
 constexpr int64_t kWarpTilingAnyM = int64_t(1) << 62;
 constexpr int64_t kMinSplitDepth = 256;
 constexpr WarpTilingPlanRow kWarpTilingPlan[] = {
-    {16, 3, 16, 2},
-    {32, 2, 16, 2},
-    {64, 1, 16, 2},
-    {kWarpTilingAnyM, 0, 8, 2},
+    {16, 3, 16, 4},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
+    {32, 2, 16, 4},
+    {64, 1, 16, 3},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
+    {kWarpTilingAnyM, 0, 8, 2},  // 128 x 4096 x 4096: 8 pieces; 1024^3: 4; from 2048^3 on: 1
 };
 
 struct WarpTilingChoice {
