@@ -11,8 +11,9 @@
 // before each run, the split-K workspace too.
 //
 // Candidates: every configuration below (the library's, from warp_tiling_plan.h, then
-// extra ones) with each K split that can help (the blocks stay under 4 waves of the SMs;
-// each piece at least 2 slices deep); "plan" is what the library's table picks. Each is
+// extra ones; tiles under 64 rows only where M < 1024) with each K split that can help (the
+// blocks stay under 4 waves of the SMs; each piece at least 2 slices deep); "plan" is what
+// the library's table picks. Each is
 // checked against cuBLAS (and, on odd shapes, against a float64 GPU reference): error =
 // max over elements of |x - ref| / max(|ref|, rms), rms = sqrt(K) / 3 (inputs uniform in
 // [-1, 1]), must be below 1e-4. Then it is timed as cuBLAS is: a CUDA graph of 20 launches
@@ -239,6 +240,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
     for (int i = 0; i < kCandidates; ++i) {
         const WarpTilingShape s = candidate(i);
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
+        if (!sh.odd && sh.m >= 1024 && s.bm < 64) continue;  // small-M tiles on large products: time better spent
         for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
             if (sh.odd ? (splits != 1 && splits != 3) : splits > 1 && (tiles * splits > 4 * int64_t(g_sms) ||
                                                                          sh.k / splits < 2 * s.bk))
