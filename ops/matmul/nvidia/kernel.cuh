@@ -2,7 +2,7 @@
 // the previous one's ideas and adds one. Every kernel takes a GemmArgs by value,
 // reads T (f32, f16, bf16) and widens it to f32, sums in f32 and rounds once when
 // it stores C. Blocks walk the C tiles in a 1-D grid (tile = blockIdx.x: rows of
-// tiles one after another), so any M and N fit. Edges are bounds-checked: a tile
+// tiles one after another; the last step walks them in groups), so any M and N fit. Edges are bounds-checked: a tile
 // past M, N or K loads zeros and stores nothing. The tensor-core kernels are in
 // mma_sync.cuh and wgmma.cuh.
 #pragma once

@@ -92,12 +92,11 @@ using ProductionConfig =
                kWarpTilingConfigs[C].wn, kWarpTilingConfigs[C].tm, kWarpTilingConfigs[C].tn,
                kWarpTilingConfigs[C].min_blocks>;
 
-template <typename T>
 using WarpTilingLauncher = void (*)(const GemmArgs &, bool, int, void *, dev::stream_t);
 
 template <typename T, int... C>
 constexpr auto warp_tiling_launchers(std::integer_sequence<int, C...>) {
-    return std::array<WarpTilingLauncher<T>, sizeof...(C)>{&launch_warp_tiling<ProductionConfig<C>, T>...};
+    return std::array<WarpTilingLauncher, sizeof...(C)>{&launch_warp_tiling<ProductionConfig<C>, T>...};
 }
 
 // The choice rides in the plan's launch slots: config, K splits.
