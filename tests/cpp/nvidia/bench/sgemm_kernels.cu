@@ -76,6 +76,10 @@ constexpr std::array<Launcher, sizeof...(I)> launchers(std::integer_sequence<int
     return {&gk::launch_warp_tiling<Cfg<I>, float>...};
 }
 constexpr auto kLaunchers = launchers(std::make_integer_sequence<int, kCandidates>{});
+template <int... I>
+std::array<const void *, sizeof...(I)> kernels(std::integer_sequence<int, I...>) {
+    return {reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float>)...};
+}
 
 std::string name(const WarpTilingShape &s) {
     char buf[96];
@@ -332,6 +336,18 @@ int main(int argc, char **argv) {
     std::printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
                 prop.multiProcessorCount);
     g_sms = prop.multiProcessorCount;
+    // What each candidate compiled to: registers, spills (local memory), shared memory, and
+    // the blocks that fit on one SM.
+    const auto fns = kernels(std::make_integer_sequence<int, kCandidates>{});
+    for (int c = 0; c < kCandidates; ++c) {
+        cudaFuncAttributes attr;
+        CK(cudaFuncGetAttributes(&attr, fns[size_t(c)]));
+        int blocks = 0;
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fns[size_t(c)], threads(candidate(c)), 0));
+        std::printf("config %-30s %3d threads %3d registers %4zu B local %6zu B smem %d blocks/SM%s\n",
+                    name(candidate(c)).c_str(), threads(candidate(c)), attr.numRegs, attr.localSizeBytes,
+                    attr.sharedSizeBytes, blocks, c < kWarpTilingConfigCount ? " (library)" : "");
+    }
 
     const std::vector<Shape> odd = {{33, 65, 17, true},      {1000, 1001, 999, true}, {4097, 4095, 4099, true},
                                     {17, 4099, 4093, true},  {130, 260, 1000, true}};
