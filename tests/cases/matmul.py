@@ -39,11 +39,15 @@ def _mm(m, k, n, a_layout="contiguous", b_layout="contiguous", **kw):
 
 
 # (M, K, N): none a multiple of the CPU's 6 x 16 micro-tile or 96 x 128 tile, nor of the
-# GPU kernels' 16..128 tiles; K past one 256-deep CPU slice; K = 0 (zeros) and empty M, N.
+# GPU kernels' 16..128 tiles (but a few skinny ones); K past one 256-deep CPU slice; K = 0
+# (zeros) and empty M, N.
 SIZES = (
     (1, 1, 1), (1, 7, 33), (7, 1, 129), (33, 127, 7), (127, 129, 255), (129, 255, 127),
     (255, 33, 129), (64, 64, 64), (128, 128, 128), (97, 300, 61), (200, 520, 150),
     (257, 129, 385), (16, 1000, 48), (5, 0, 7), (0, 3, 4), (3, 4, 0),
+    # Skinny products with few tiles of C: the GPU plan splits K (K not a whole number of
+    # pieces in the last two).
+    (16, 1024, 260), (64, 1000, 132), (3, 2000, 36),
 )
 
 CASES = (

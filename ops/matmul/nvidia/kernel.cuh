@@ -2,7 +2,7 @@
 // the previous one's ideas and adds one. Every kernel takes a GemmArgs by value,
 // reads T (f32, f16, bf16) and widens it to f32, sums in f32 and rounds once when
 // it stores C. Blocks walk the C tiles in a 1-D grid (tile = blockIdx.x: rows of
-// tiles one after another), so any M and N fit. Edges are bounds-checked: a tile
+// tiles one after another; the last step walks them in groups), so any M and N fit. Edges are bounds-checked: a tile
 // past M, N or K loads zeros and stores nothing. The tensor-core kernels are in
 // mma_sync.cuh and wgmma.cuh.
 #pragma once
@@ -239,100 +239,235 @@ __global__ void __launch_bounds__(kThreads2) matmul_vectorized_kernel(GemmArgs g
 }
 
 // ---- Step 6: warp_tiling (the production f32 kernel) ------------------------------------
-// Tile 128 x 128 x 16, 256 threads = 8 warps in 2 x 4, each warp owning a 64 x 32
-// piece of C; a lane computes 8 x 8 elements as 2 x 2 sub-blocks of 4 x 4 spread 32
-// rows and 16 columns apart, so the lanes of a warp read 8 distinct float4 of A and
-// 4 of B per k (broadcasts, no bank conflicts) and keep their results in registers.
-// Double buffered: the next K slice is loaded from global memory into registers
-// while this one is computed, then stored to the other shared buffer (one barrier
-// per slice).
-constexpr int kBK = 16;
-constexpr int kWarpRows = 2, kWarpCols = 4;          // warps in the block
-constexpr int kWM = kBM / kWarpRows, kWN = kBN / kWarpCols;  // 64 x 32 per warp
-constexpr int kLaneRows = 8, kLaneCols = 4;          // lanes in the warp (8 x 4 = 32)
-constexpr int kSubM = kWM / 2, kSubN = kWN / 2;      // 32 x 16: lanes x 4 elements
-constexpr int kThreads = kWarpRows * kWarpCols * 32;  // 256
-constexpr int kALoads = kBM * kBK / kVec / kThreads;  // vectors of A per thread per slice: 2
-constexpr int kBLoads = kBK * kBN / kVec / kThreads;  // and of B: 2
+// A block computes a BM x BN tile of C in BK-deep slices of K. Its warps each own a
+// WM x WN piece; a lane of the warp computes TM x TN elements as (TM/4) x (TN/4)
+// sub-blocks of 4 x 4 that lie kSubM rows and kSubN columns apart, so the lanes of a
+// warp read consecutive float4 of A and of B from shared memory (broadcasts, no bank
+// conflicts) and keep all their sums in registers. Pipelining, three levels:
+// - global -> registers: the next slice is loaded while this one is computed, then
+//   stored to the other of two shared buffers (one barrier per slice);
+// - shared -> registers: the fragments of step k+1 are read while step k is multiplied;
+// - A is stored transposed (its columns become rows of BM values), with the columns
+//   XOR-swizzled by the slice row so that the transposing stores do not conflict.
+// Split-K: the grid may also cut K into pieces (blockIdx.x = piece * tiles + tile); each
+// piece stores its f32 partial tile into a workspace slab and matmul_splitk_sum_kernel
+// adds the slabs in piece order and rounds into C. Tiles are walked in groups of
+// kGroupRows tile rows, column by column, so blocks running together share B in L2.
+//
+// Config: block tile BM x BN x BK, warp tile WM x WN, lane tile TM x TN, and the blocks
+// per SM the register budget is sized for (__launch_bounds__). A "warp" here is a group
+// of 32 threads: correct for any hardware warp width.
+constexpr int kGroup = 32;     // threads in a warp tile
+constexpr int kGroupRows = 8;  // tile rows walked together
 
-template <typename T>
-__global__ void __launch_bounds__(kThreads, 2) matmul_warp_tiling_kernel(GemmArgs g, bool vec_c) {
-    __shared__ alignas(16) float As[2][kBK][kBM];
-    __shared__ alignas(16) float Bs[2][kBK][kBN];
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MinBlocks_>
+struct WarpTiling {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
+    static constexpr int kMinBlocks = MinBlocks_;
+    static constexpr int kWarpCols = BN / WN;
+    static constexpr int kThreads = (BM / WM) * kWarpCols * kGroup;
+    static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;  // lanes of a warp tile
+    static constexpr int kSubM = kLaneRows * kVec, kSubN = kLaneCols * kVec;
+    static constexpr int kAVecs = BM * BK / kVec, kBVecs = BK * BN / kVec;  // 4-vectors a slice
+    static constexpr int kALoads = (kAVecs + kThreads - 1) / kThreads, kBLoads = (kBVecs + kThreads - 1) / kThreads;
+    // The swizzle: slice row k holds A column r at r ^ swizzle(k). A warp's transposing
+    // stores cover 128 / BK rows x BK columns; shifting each group of 4 columns by a
+    // further 128 / BK puts the 32 stores in 32 banks. A multiple of 4: float4 stay whole.
+    static constexpr int kSwizzleMask = BM >= 32 ? 31 : BM - 1;
+    __device__ static int swizzle(int k) { return (k / kVec * (128 / BK)) & kSwizzleMask; }
+
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles nest");
+    static_assert(TM % kVec == 0 && TN % kVec == 0, "lane tiles are 4 x 4 sub-blocks");
+    static_assert(kLaneRows * kLaneCols == kGroup, "a warp tile has 32 lanes");
+    static_assert(BK == 8 || BK == 16 || BK == 32, "slices of 8, 16 or 32");
+    static_assert(BM % 32 == 0 || (BM & (BM - 1)) == 0, "the swizzle stays inside the tile");
+    static_assert(2 * BK * (BM + BN) * 4 <= 48 * 1024, "static shared memory");
+};
+
+// How K is cut: pieces of k_piece (a multiple of BK) columns of A; partial: the workspace
+// slabs (pieces x M x ldp floats, ldp = N rounded up to 4), nullptr when K is not split.
+struct SplitK {
+    int64_t k_piece = 0;
+    float *partial = nullptr;
+    int64_t ldp = 0;
+};
+
+// The first row and column of tile `tile`: groups of kGroupRows tile rows, each group
+// walked column by column (the tiles of a column share a B panel; the group's A panels
+// are reused across its columns).
+template <int BM, int BN>
+__device__ __forceinline__ void grouped_tile_origin(const GemmArgs &g, int64_t tile, int64_t *row0, int64_t *col0) {
+    const int64_t tiles_m = (g.m + BM - 1) / BM, tiles_n = (g.n + BN - 1) / BN;
+    const int64_t per_group = int64_t(kGroupRows) * tiles_n;
+    const int64_t first = tile / per_group * kGroupRows, in_group = tile % per_group;
+    const int64_t rows = tiles_m - first < kGroupRows ? tiles_m - first : kGroupRows;
+    *row0 = (first + in_group % rows) * BM;
+    *col0 = in_group / rows * BN;
+}
+
+template <typename Cfg, typename T>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) matmul_warp_tiling_kernel(GemmArgs g, bool vec_c,
+                                                                                          SplitK sk) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int kThreads = Cfg::kThreads;
+    __shared__ alignas(16) float As[2][BK][BM];
+    __shared__ alignas(16) float Bs[2][BK][BN];
+    const int64_t tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
+    const int64_t piece = int64_t(blockIdx.x) / tiles;
     int64_t row0, col0;
-    tile_origin<kBM, kBN>(g, &row0, &col0);
+    grouped_tile_origin<BM, BN>(g, int64_t(blockIdx.x) % tiles, &row0, &col0);
+    const int64_t k0 = piece * sk.k_piece, k1 = k0 + sk.k_piece < g.k ? k0 + sk.k_piece : g.k;
     const T *a = static_cast<const T *>(g.a);
     const T *b = static_cast<const T *>(g.b);
-    const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-    const int wrow = warp / kWarpCols * kWM, wcol = warp % kWarpCols * kWN;
-    const int lrow = lane / kLaneCols * kVec, lcol = lane % kLaneCols * kVec;
+    const int t = threadIdx.x, warp = t / kGroup, lane = t % kGroup;
+    const int wrow = warp / Cfg::kWarpCols * Cfg::WM, wcol = warp % Cfg::kWarpCols * Cfg::WN;
+    const int lrow = lane / Cfg::kLaneCols * kVec, lcol = lane % Cfg::kLaneCols * kVec;
 
-    float a_next[kALoads][kVec], b_next[kBLoads][kVec];
-    // Slice p0 into registers: A vector v of this thread is row (t + v*256) / 4 of the
-    // tile, columns ((t + v*256) % 4) * 4; B vector v is row (t + v*256) / 32.
+    // Global -> registers. A vector e of a slice: A row e / (BK/4), columns (e % (BK/4)) * 4
+    // (consecutive threads along a row of A); B row e / (BN/4), columns (e % (BN/4)) * 4.
+    float a_next[Cfg::kALoads][kVec], b_next[Cfg::kBLoads][kVec];
     auto fetch = [&](int64_t p0) {
 #pragma unroll
-        for (int v = 0; v < kALoads; ++v) {
-            const int e = t + v * kThreads, r = e / (kBK / kVec), c = e % (kBK / kVec) * kVec;
-            if (row0 + r < g.m) load4(a + (row0 + r) * g.a_row, p0 + c, g.k, a_next[v]);
+        for (int v = 0; v < Cfg::kALoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
+            if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
+            if (row0 + r < g.m) load4(a + (row0 + r) * g.a_row, p0 + c, k1, a_next[v]);
             else a_next[v][0] = a_next[v][1] = a_next[v][2] = a_next[v][3] = 0.0f;
         }
 #pragma unroll
-        for (int v = 0; v < kBLoads; ++v) {
-            const int e = t + v * kThreads, r = e / (kBN / kVec), c = e % (kBN / kVec) * kVec;
-            if (p0 + r < g.k) load4(b + (p0 + r) * g.b_row, col0 + c, g.n, b_next[v]);
+        for (int v = 0; v < Cfg::kBLoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
+            if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
+            if (p0 + r < k1) load4(b + (p0 + r) * g.b_row, col0 + c, g.n, b_next[v]);
             else b_next[v][0] = b_next[v][1] = b_next[v][2] = b_next[v][3] = 0.0f;
         }
     };
+    // Registers -> shared buffer `buf`: A transposed and swizzled, B as it is.
     auto stash = [&](int buf) {
 #pragma unroll
-        for (int v = 0; v < kALoads; ++v) {
-            const int e = t + v * kThreads, r = e / (kBK / kVec), c = e % (kBK / kVec) * kVec;
+        for (int v = 0; v < Cfg::kALoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
+            if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
 #pragma unroll
-            for (int q = 0; q < kVec; ++q) As[buf][c + q][r] = a_next[v][q];
+            for (int q = 0; q < kVec; ++q) As[buf][c + q][r ^ Cfg::swizzle(c + q)] = a_next[v][q];
         }
 #pragma unroll
-        for (int v = 0; v < kBLoads; ++v) {
-            const int e = t + v * kThreads, r = e / (kBN / kVec), c = e % (kBN / kVec) * kVec;
+        for (int v = 0; v < Cfg::kBLoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
+            if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
             *reinterpret_cast<float4 *>(&Bs[buf][r][c]) = make_float4(b_next[v][0], b_next[v][1], b_next[v][2], b_next[v][3]);
         }
     };
+    // Shared -> registers: this lane's TM values of A and TN of B at slice row k.
+    auto fragments = [&](int buf, int k, float (&af)[TM], float (&bf)[TN]) {
+#pragma unroll
+        for (int s = 0; s < TM / kVec; ++s)
+            *reinterpret_cast<float4 *>(&af[s * kVec]) =
+                *reinterpret_cast<const float4 *>(&As[buf][k][(wrow + s * Cfg::kSubM + lrow) ^ Cfg::swizzle(k)]);
+#pragma unroll
+        for (int s = 0; s < TN / kVec; ++s)
+            *reinterpret_cast<float4 *>(&bf[s * kVec]) =
+                *reinterpret_cast<const float4 *>(&Bs[buf][k][wcol + s * Cfg::kSubN + lcol]);
+    };
 
-    float acc[2 * kVec][2 * kVec] = {};  // [sub-row block * 4 + r][sub-col block * 4 + c]
+    float acc[TM][TN] = {};  // [sub-row block * 4 + r][sub-column block * 4 + c]
     int buf = 0;
-    if (g.k > 0) {
-        fetch(0);
+    if (k0 < k1) {
+        fetch(k0);
         stash(0);
     }
     __syncthreads();
-    for (int64_t p0 = 0; p0 < g.k; p0 += kBK) {
-        const bool more = p0 + kBK < g.k;
-        if (more) fetch(p0 + kBK);  // in flight while this slice is computed
+    for (int64_t p0 = k0; p0 < k1; p0 += BK) {
+        const bool more = p0 + BK < k1;
+        if (more) fetch(p0 + BK);  // in flight while this slice is computed
+        float af[2][TM], bf[2][TN];
+        fragments(buf, 0, af[0], bf[0]);
 #pragma unroll
-        for (int p = 0; p < kBK; ++p) {
-            float a_reg[2 * kVec], b_reg[2 * kVec];
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK) fragments(buf, k + 1, af[(k + 1) % 2], bf[(k + 1) % 2]);  // read during the FMAs
 #pragma unroll
-            for (int s = 0; s < 2; ++s) {
-                *reinterpret_cast<float4 *>(&a_reg[s * kVec]) =
-                    *reinterpret_cast<const float4 *>(&As[buf][p][wrow + s * kSubM + lrow]);
-                *reinterpret_cast<float4 *>(&b_reg[s * kVec]) =
-                    *reinterpret_cast<const float4 *>(&Bs[buf][p][wcol + s * kSubN + lcol]);
-            }
+            for (int r = 0; r < TM; ++r)
 #pragma unroll
-            for (int r = 0; r < 2 * kVec; ++r)
-#pragma unroll
-                for (int c = 0; c < 2 * kVec; ++c) acc[r][c] += a_reg[r] * b_reg[c];
+                for (int c = 0; c < TN; ++c) acc[r][c] += af[k % 2][r] * bf[k % 2][c];
         }
         if (more) stash(buf ^ 1);  // the other buffer: nobody reads it in this slice
         __syncthreads();
         buf ^= 1;
     }
+
 #pragma unroll
-    for (int r = 0; r < 2 * kVec; ++r)
+    for (int r = 0; r < TM; ++r) {
+        const int64_t i = row0 + wrow + r / kVec * Cfg::kSubM + lrow + r % kVec;
 #pragma unroll
-        for (int s = 0; s < 2; ++s)
-            store4<T>(g, vec_c, row0 + wrow + (r / kVec) * kSubM + lrow + r % kVec,
-                      col0 + wcol + s * kSubN + lcol, &acc[r][s * kVec]);
+        for (int s = 0; s < TN / kVec; ++s) {
+            const int64_t j = col0 + wcol + s * Cfg::kSubN + lcol;
+            if (sk.partial == nullptr) {
+                store4<T>(g, vec_c, i, j, &acc[r][s * kVec]);
+            } else if (i < g.m && j < sk.ldp) {  // f32 partial tile: ldp is a multiple of 4
+                float *slab = sk.partial + piece * g.m * sk.ldp;
+                *reinterpret_cast<float4 *>(slab + i * sk.ldp + j) =
+                    make_float4(acc[r][s * kVec], acc[r][s * kVec + 1], acc[r][s * kVec + 2], acc[r][s * kVec + 3]);
+            }
+        }
+    }
+}
+
+// Split-K's second step: C = the sum of the `pieces` partial slabs, added in piece order
+// (the same result on every run), rounded once to T; four columns per thread.
+template <typename T>
+__global__ void __launch_bounds__(256) matmul_splitk_sum_kernel(GemmArgs g, bool vec_c, SplitK sk, int pieces) {
+    const int64_t quads = sk.ldp / kVec, total = g.m * quads, slab = g.m * sk.ldp;
+    for (int64_t q = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; q < total; q += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t i = q / quads, j = q % quads * kVec;
+        const float *src = sk.partial + i * sk.ldp + j;
+        float4 s = *reinterpret_cast<const float4 *>(src);
+        for (int p = 1; p < pieces; ++p) {
+            const float4 v = *reinterpret_cast<const float4 *>(src + p * slab);
+            s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+        }
+        const float f[kVec] = {s.x, s.y, s.z, s.w};
+        store4<T>(g, vec_c, i, j, f);
+    }
+}
+
+// ---- warp_tiling launches (host) ---------------------------------------------------------
+// The K split actually run for a request of `splits` pieces of a BK-sliced K: each piece
+// a whole number of slices, none empty. pieces == 1: K is not split.
+struct SplitShape {
+    int64_t k_piece;
+    int pieces;
+};
+inline SplitShape split_shape(int64_t k, int bk, int splits) {
+    const int64_t slices = (k + bk - 1) / bk;
+    if (splits <= 1 || slices <= 1) return {k, 1};
+    const int64_t want = splits < slices ? splits : slices;
+    const int64_t per = (slices + want - 1) / want * bk;
+    return {per, int((k + per - 1) / per)};
+}
+
+// Workspace bytes a split run needs: the slabs, plus 16 to align them.
+inline size_t split_workspace_bytes(int64_t m, int64_t n, int64_t k, int bk, int splits) {
+    const SplitShape s = split_shape(k, bk, splits);
+    return s.pieces > 1 ? size_t(s.pieces) * size_t(m) * size_t((n + kVec - 1) / kVec * kVec) * sizeof(float) + 16 : 0;
+}
+
+// Enqueues C = A @ B with config Cfg, K cut into `splits` pieces (workspace: at least
+// split_workspace_bytes). Needs row-major A and B with rows a multiple of 4 elements
+// apart and 4-element-aligned pointers; vec_c: C stored as vectors (see store4).
+template <typename Cfg, typename T>
+void launch_warp_tiling(const GemmArgs &g, bool vec_c, int splits, void *workspace, dev::stream_t stream) {
+    const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);
+    const SplitShape s = split_shape(g.k, Cfg::BK, splits);
+    SplitK sk;
+    sk.k_piece = s.k_piece;
+    if (s.pieces > 1) {
+        sk.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(workspace) + 15) / 16 * 16);
+        sk.ldp = (g.n + kVec - 1) / kVec * kVec;
+    }
+    matmul_warp_tiling_kernel<Cfg, T><<<unsigned(tiles * s.pieces), Cfg::kThreads, 0, stream>>>(g, vec_c, sk);
+    if (s.pieces == 1) return;
+    const int64_t quads = g.m * (sk.ldp / kVec), blocks = (quads + 255) / 256;
+    matmul_splitk_sum_kernel<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(g, vec_c, sk, s.pieces);
 }
 
 }  // namespace oprt::matmul::gpu_kernels

@@ -7,15 +7,20 @@
 //               (see "Tensor cores" below), else the SIMT choice;
 //   f32 (no TF32: full f32 products): warp_tiling when A and B are row-major with
 //               rows of a multiple of 4 elements (16-byte vector loads), else
-//               blocking_2d, which reads any strides.
+//               blocking_2d, which reads any strides. warp_tiling's block tile and
+//               K split come from the table in warp_tiling_plan.h (launch slots 0
+//               and 1; a split asks for a workspace).
 // warp_tiling and vectorized also need A's and B's pointers aligned to 4 elements;
 // run() checks them and launches blocking_2d for a call whose pointers are not.
+#include <array>
 #include <cstdint>
+#include <utility>
 
 #include "runtime/gpu/gpu_runtime.h"
 #include "ops/matmul/matmul_backends.h"
 #include "ops/matmul/nvidia/gemm_args.h"
 #include "ops/matmul/nvidia/kernel.cuh"
+#include "ops/matmul/nvidia/warp_tiling_plan.h"
 
 // ---- Tensor cores --------------------------------------------------------------------
 // The tensor-core families (mma_sync, wgmma) exist on NVIDIA only; the MetaX unit
@@ -79,6 +84,35 @@ bool vector_c(const MatmulPlan &p, const ExecArgs &args) {
     return vector_rows(p.m, p.n, p.c_row, p.c_col) && (p.n <= 1 || p.c_col == 1) && gpu::aligned_to(args.out, bytes);
 }
 
+// ---- warp_tiling ------------------------------------------------------------------------
+// The kernel of config C of warp_tiling_plan.h, and one launcher per config and type.
+template <int C>
+using ProductionConfig =
+    WarpTiling<kWarpTilingConfigs[C].bm, kWarpTilingConfigs[C].bn, kWarpTilingConfigs[C].bk, kWarpTilingConfigs[C].wm,
+               kWarpTilingConfigs[C].wn, kWarpTilingConfigs[C].tm, kWarpTilingConfigs[C].tn,
+               kWarpTilingConfigs[C].min_blocks>;
+
+using WarpTilingLauncher = void (*)(const GemmArgs &, bool, int, void *, dev::stream_t);
+
+template <typename T, int... C>
+constexpr auto warp_tiling_launchers(std::integer_sequence<int, C...>) {
+    return std::array<WarpTilingLauncher, sizeof...(C)>{&launch_warp_tiling<ProductionConfig<C>, T>...};
+}
+
+// The choice rides in the plan's launch slots: config, K splits.
+WarpTilingChoice warp_tiling_choice(const MatmulPlan &p) {
+    WarpTilingChoice c;
+    c.config = int(p.launch[0]), c.splits = int(p.launch[1]);
+    return c;
+}
+
+template <typename T>
+void launch_warp_tiling(const MatmulPlan &p, const GemmArgs &g, bool vec_c, void *workspace, dev::stream_t stream) {
+    static constexpr auto kLaunchers = warp_tiling_launchers<T>(std::make_integer_sequence<int, kWarpTilingConfigCount>{});
+    const WarpTilingChoice c = warp_tiling_choice(p);
+    kLaunchers[size_t(c.config)](g, vec_c, c.splits, workspace, stream);
+}
+
 #if OPRT_MATMUL_TENSOR_CORES
 // The wgmma choice rides in the plan's launch slots: variant, K splits, store, overlap.
 void store_choice(MatmulPlan &p, const WgmmaChoice &c) {
@@ -134,7 +168,7 @@ oprt_status_t launch(const MatmulPlan &p, const ExecArgs &args, dev::stream_t st
         matmul_vectorized_kernel<T><<<tiles(kBM, kBN), kThreads2, 0, stream>>>(g, vector_c(p, args));
         break;
     case kWarpTiling:
-        matmul_warp_tiling_kernel<T><<<tiles(kBM, kBN), kThreads, 0, stream>>>(g, vector_c(p, args));
+        launch_warp_tiling<T>(p, g, vector_c(p, args), args.workspace, stream);
         break;
 #if OPRT_MATMUL_TENSOR_CORES
     case kMmaSync:
@@ -162,6 +196,14 @@ oprt_status_t plan_simt(MatmulPlan &p, Kernel kernel) {
     p.kernel = kernel;
     p.kernel_name = kNames[kernel];
     p.workspace_bytes = 0;
+    if (kernel == kWarpTiling) {
+        gpu::DeviceInfo info;
+        const oprt_status_t s = gpu::current_device("oprt_create_matmul_descriptor", &info);
+        if (s != OPRT_SUCCESS) return s;
+        const WarpTilingChoice c = warp_tiling_choose(p.m, p.n, p.k, info.sm_count);
+        p.launch[0] = c.config, p.launch[1] = c.splits;
+        p.workspace_bytes = split_workspace_bytes(p.m, p.n, p.k, kWarpTilingConfigs[c.config].bk, c.splits);
+    }
     return OPRT_SUCCESS;
 }
 

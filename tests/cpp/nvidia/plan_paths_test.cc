@@ -379,5 +379,80 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
     }
 }
 
+// ---- matmul: warp_tiling's configs and K splits ----------------------------------
+
+// The workspace the plan asks for: more than 0 exactly when it splits K.
+size_t matmul_workspace(oprt_dtype_t dt, const Spec &a_s, const Spec &b_s) {
+    Tensor a, b, out;
+    make_tensor(a, dt, a_s.shape, a_s.strides, a_s.offset, Fill::kPoison);
+    make_tensor(b, dt, b_s.shape, b_s.strides, b_s.offset, Fill::kPoison);
+    make_tensor(out, dt, {a_s.shape[0], b_s.shape[1]}, {}, 0, Fill::kPoison);
+    const oprt_tensor_view_t ov = out.view(), av = a.view(), bv = b.view();
+    oprt_matmul_descriptor_t desc = nullptr;
+    size_t bytes = 0;
+    EXPECT_EQ(oprt_create_matmul_descriptor(&desc, &ov, &av, &bv), OPRT_SUCCESS) << oprt_last_error_message();
+    if (desc) {
+        EXPECT_EQ(oprt_get_matmul_workspace_size(desc, &bytes), OPRT_SUCCESS);
+        oprt_destroy_matmul_descriptor(desc);
+    }
+    return bytes;
+}
+
+// Skinny f32 products (few tiles for the SMs): small-M configs with K split into pieces
+// summed by a second kernel; odd K (rows padded to 4 elements), odd N, a last piece
+// shorter than the others.
+TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
+    ExpectKernel k("warp_tiling");
+    const oprt_dtype_t f32 = OPRT_DTYPE_F32;
+    struct Case {
+        Spec a, b;
+    };
+    const Case cases[] = {
+        {{{16, 2048}}, {{2048, 1024}}},                 // M <= 16: 16-row tiles
+        {{{5, 1024}}, {{1024, 260}}},                   // a few rows
+        {{{32, 1000}}, {{1000, 388}}},                  // M <= 32; K not a whole number of pieces
+        {{{64, 1000}}, {{1000, 520}}},                  // M <= 64
+        {{{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}},  // odd K and N, rows padded to 4
+        {{{128, 1028}}, {{1028, 260}}},                 // the large config, K split
+        {{{200, 3000}}, {{3000, 64}}},                  // one column of tiles, deep K
+    };
+    for (const Case &c : cases) {
+        EXPECT_GT(matmul_workspace(f32, c.a, c.b), 0u) << "a " << c.a.shape[0] << " x " << c.a.shape[1]
+                                                       << ": the plan should split K";
+        check_matmul(f32, c.a, c.b);
+    }
+    check_matmul(f32, {{64, 1000}}, {{1000, 520}}, {600, 1});  // C rows padded: split sums stored as vectors
+    check_matmul(f32, {{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}, {74, 2});  // strided C
+    // K too short to split, and enough tiles: one piece.
+    EXPECT_EQ(matmul_workspace(f32, {{1024, 260}}, {{260, 1024}}), 0u);
+    check_matmul(f32, {{1024, 260}}, {{260, 1024}});
+    check_matmul(f32, {{1031, 260}}, {{260, 1029}, {1032, 1}});
+}
+
+// The warp_tiling ladder step in f16 / bf16 takes the same plan (split sums rounded once).
+TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK16Bit) {
+    UseVariant v("warp_tiling");
+    for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
+        check_matmul(dt, {{16, 2048}}, {{2048, 520}});
+        check_matmul(dt, {{33, 777}, {780, 1}}, {{777, 37}, {40, 1}});
+    }
+}
+
+// Layouts warp_tiling cannot read: the plan takes blocking_2d (no workspace), and a call
+// whose pointers are not 4-element aligned runs blocking_2d in the split plan's place.
+TEST_F(NvidiaPlanPaths, MatmulWarpTilingFallbacks) {
+    const oprt_dtype_t f32 = OPRT_DTYPE_F32;
+    {
+        ExpectKernel k("blocking_2d");
+        EXPECT_EQ(matmul_workspace(f32, {{16, 512}, {1, 16}}, {{512, 300}}), 0u);
+        check_matmul(f32, {{16, 512}, {1, 16}}, {{512, 300}});        // a column-major
+        check_matmul(f32, {{16, 777}}, {{777, 300}});                 // rows of 777: not whole vectors
+        check_matmul(f32, {{64, 1000}}, {{1000, 300}, {1, 1000}});    // b column-major
+    }
+    ExpectKernel k("warp_tiling");
+    check_matmul(f32, {{16, 2048}, {}, 1}, {{2048, 1024}});       // a misaligned: blocking_2d at run time
+    check_matmul(f32, {{64, 1000}}, {{1000, 520}, {}, 2});        // b misaligned
+}
+
 }  // namespace
 }  // namespace nvt
