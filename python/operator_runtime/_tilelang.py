@@ -138,12 +138,6 @@ def _aligned(*tensors):
     return all(t.data_ptr() % 16 == 0 for t in tensors)
 
 
-def _tma_ok(*matrices):
-    """Whether row-major matrices suit TMA copies (Hopper): 16-byte aligned addresses and
-    rows a multiple of 16 bytes long."""
-    return _aligned(*matrices) and all(t.shape[1] * t.element_size() % 16 == 0 for t in matrices)
-
-
 class _Runner:
     """run(arrays) for one prepared op: arrays are (out, *inputs) torch CUDA tensors of the
     prepared layout."""
@@ -193,20 +187,31 @@ class _Runner:
             out.copy_(dst.view(out.shape))
 
     def _matmul(self, torch, out, a, b):
-        """out = a @ b: a and b as contiguous row-major copies where they are not."""
+        """out = a @ b on row-major operands whose rows suit TMA copies (Hopper: 16-byte
+        aligned addresses, rows a multiple of 16 bytes long): a and b as they are where they
+        already do, else copied into zero-padded ones (K and N rounded up; zeros along K add
+        nothing to the sums) and the result's first n columns copied out."""
         if out.numel() == 0:
             return
-        if a.shape[1] == 0:  # K = 0: the empty sum
+        m, k = a.shape
+        n = b.shape[1]
+        if k == 0:  # the empty sum
             out.zero_()
             return
-        for what, value in (("M", a.shape[0]), ("N", b.shape[1]), ("K", a.shape[1])):
+        for what, value in (("M", m), ("N", n), ("K", k)):
             _check_int32(self.op, what, value)
-        direct = out.is_contiguous()
-        dst = out if direct else torch.empty(out.shape, dtype=out.dtype, device=out.device)
+        step = 16 // out.element_size()
+        kp, np_ = -(-k // step) * step, -(-n // step) * step
         a, b = a.contiguous(), b.contiguous()
-        _kernel(self.op, _dtype_name(out), _tma_ok(a, b, dst))(a, b, dst)
+        if kp != k or not _aligned(a):
+            a = torch.nn.functional.pad(a, (0, kp - k))
+        if kp != k or np_ != n or not _aligned(b):
+            b = torch.nn.functional.pad(b, (0, np_ - n, 0, kp - k))
+        direct = out.is_contiguous() and np_ == n and _aligned(out)
+        dst = out if direct else torch.empty((m, np_), dtype=out.dtype, device=out.device)
+        _kernel(self.op, _dtype_name(out))(a, b, dst)
         if not direct:
-            out.copy_(dst)
+            out.copy_(dst[:, :n])
 
     def _rows(self, torch, out, src, dim):
         """reduce_sum / softmax over `dim`: src as (m, l) rows, the reduced dim last."""
@@ -263,8 +268,6 @@ def prepare(op, arrays, params):
             if form == _ELEMENTWISE:
                 _kernel(op, _dtype_name(out), True)
                 _kernel(op, _dtype_name(out), False)
-            elif form == _MATMUL:  # the copies these operands take (the other, if ever, later)
-                _kernel(op, _dtype_name(out), _tma_ok(out, *arrays[1:]))
             else:
                 _kernel(op, _dtype_name(out))
     return runner

@@ -6,12 +6,11 @@ in flight. f16 / bf16 multiply on tensor cores (T.gemm, f32 accumulation; on Hop
 warpgroups each issue wgmma for 64 rows of a 128 x 256 tile); f32 keeps full f32 products
 on CUDA cores (T.gemm would round f32 inputs to TF32): each thread owns a few of the
 tile's sums and walks the slice in a plain loop. m, n and k are run-time sizes (one
-compiled kernel per dtype and copy kind); the copies are bounds-checked at the edges.
+compiled kernel per dtype); tiles past the edges of c are loaded as zeros and not stored.
 
 On Hopper TileLang turns the global -> shared copies into TMA copies, whose descriptors
-(and may turn the store of c into TMA stores) need 16-byte aligned rows and base
-addresses; `tma` is False for operands that are not (rows of k or n elements whose bytes
-are no multiple of 16), and the copies are then plain loads and stores. The Python wrapper makes a and b contiguous (a copy when they are not).
+need 16-byte aligned addresses and rows a multiple of 16 bytes long: the Python wrapper
+gives this kernel contiguous operands padded to such rows where they are not.
 """
 
 import tilelang.language as T
@@ -21,7 +20,7 @@ TENSOR_CORES = dict(block_m=128, block_n=256, block_k=64, stages=3, threads=256)
 CUDA_CORES = dict(block_m=128, block_n=128, block_k=16, stages=2, threads=128)
 
 
-def program(dtype, tma=True):
+def program(dtype):
     m, n, k = T.dynamic("m, n, k")
     tensor_cores = dtype != "float32"
     cfg = TENSOR_CORES if tensor_cores else CUDA_CORES
@@ -35,14 +34,14 @@ def program(dtype, tma=True):
             acc = T.alloc_fragment((bm, bn), "float32")
             T.clear(acc)
             for ko in T.Pipelined(T.ceildiv(k, bk), num_stages=cfg["stages"]):
-                T.copy(a[by * bm, ko * bk], a_s, disable_tma=not tma)
-                T.copy(b[ko * bk, bx * bn], b_s, disable_tma=not tma)
+                T.copy(a[by * bm, ko * bk], a_s)
+                T.copy(b[ko * bk, bx * bn], b_s)
                 if tensor_cores:
                     T.gemm(a_s, b_s, acc)
                 else:
                     for i, j in T.Parallel(bm, bn):
                         for p in T.serial(bk):
                             acc[i, j] += T.cast(a_s[i, p], "float32") * T.cast(b_s[p, j], "float32")
-            T.copy(acc, c[by * bm, bx * bn], disable_tma=not tma)
+            T.copy(acc, c[by * bm, bx * bn])
 
     return matmul
