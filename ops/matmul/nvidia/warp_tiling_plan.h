@@ -21,7 +21,7 @@ struct WarpTilingShape {
 
 // The configurations compiled into the library, by index.
 constexpr WarpTilingShape kWarpTilingConfigs[] = {
-    {128, 128, 8, 64, 32, 8, 8, 2},   // 0: large products; 256 threads, 8 x 8 a lane
+    {128, 256, 8, 64, 64, 8, 16, 1},  // 0: large products; 256 threads, 8 x 16 a lane, one block an SM
     {64, 128, 16, 64, 32, 8, 8, 3},   // 1: M <= 64, and K split for fewer tiles than SMs
     {32, 128, 16, 32, 32, 4, 8, 4},   // 2: M <= 32
     {16, 128, 16, 16, 32, 4, 4, 4},   // 3: M <= 16: B streamed once, K split to fill the SMs
@@ -43,7 +43,7 @@ constexpr WarpTilingPlanRow kWarpTilingPlan[] = {
     {16, 3, 16, 4},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
     {32, 2, 16, 4},
     {64, 1, 16, 3},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
-    {kWarpTilingAnyM, 0, 8, 2},  // 128 x 4096 x 4096: 8 pieces; 1024^3: 4; from 2048^3 on: 1
+    {kWarpTilingAnyM, 0, 8, 1},  // 128 x 4096 x 4096: 8 pieces; 1024^3: 4; from 2048^3 on: 1
 };
 
 struct WarpTilingChoice {

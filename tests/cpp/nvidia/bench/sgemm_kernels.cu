@@ -49,8 +49,8 @@ namespace gk = oprt::matmul::gpu_kernels;
 
 // Configurations tried besides the library's (BM, BN, BK, WM, WN, TM, TN, blocks per SM).
 constexpr WarpTilingShape kExtra[] = {
+    {128, 128, 8, 64, 32, 8, 8, 2},    // 256 threads, 8 x 8 a lane, two blocks an SM
     {128, 128, 8, 32, 64, 8, 8, 2},    // warps of 32 x 64 (lanes 4 x 8)
-    {128, 256, 8, 64, 64, 8, 16, 1},   // 128 outputs a lane, one block of 256 threads per SM
     {256, 128, 8, 64, 64, 16, 8, 1},
     {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 64 x 64 warp tiles
     {128, 128, 16, 64, 64, 8, 16, 2},
