@@ -57,7 +57,7 @@ static int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *o) {
 #endif
 
 enum {
-    INTERFACE = 1,      /* what _native.py expects; raised with any change of the calls below */
+    INTERFACE = 2,      /* what _native.py expects; raised with any change of the calls below */
     MAX_DIMS = 8,       /* oprt_tensor_view_t */
     MAX_INPUTS = 2,     /* vector_add, matmul */
     KEY_BYTES = 1024,   /* room for 3 arrays of 8 dims and the names */
@@ -69,11 +69,10 @@ enum {
 
 static PyObject *ndarray_type;      /* numpy.ndarray (exact class only) */
 static PyObject *tensor_type;       /* torch.Tensor (exact class only) */
-static PyObject *torch_strided;     /* torch.strided */
 static PyObject *cuda_get_device;   /* torch._C._cuda_getDevice() -> int, or NULL */
 static PyObject *cuda_get_stream;   /* torch._C._cuda_getCurrentRawStream(int) -> int, or NULL */
 /* Interned attribute and method names. */
-static PyObject *s_used, *s_layout, *s_dtype, *s_shape, *s_stride, *s_is_neg, *s_is_cuda,
+static PyObject *s_used, *s_dtype, *s_shape, *s_stride, *s_is_neg, *s_is_cuda,
     *s_is_cpu, *s_get_device, *s_data_ptr, *s_requires_grad;
 
 /* ---- the key -------------------------------------------------------------------------- */
@@ -198,14 +197,12 @@ static int truth(PyObject *v) {
 }
 
 /* Reads a torch tensor into the key: dtype (torch's dtype objects are singletons), shape,
- * element strides, device (-1: the CPU, else the CUDA index). Strided layout only, no
- * negative bit; an output must not require grad. *device receives the device. */
+ * element strides, device (-1: the CPU, else the CUDA index). Strided layout only (the
+ * other layouts, sparse, nested, mkldnn, have no strides: stride() raises), no negative
+ * bit; an output must not require grad. *device receives the device. */
 static int read_torch(Key *k, PyObject *t, int output, Read *r, long *device) {
     int ok = 0;
-    PyObject *layout = NULL, *dtype = NULL, *shape = NULL, *stride = NULL, *ptr = NULL;
-    layout = PyObject_GetAttr(t, s_layout);
-    if (layout != torch_strided)
-        goto done;
+    PyObject *dtype = NULL, *shape = NULL, *stride = NULL, *ptr = NULL;
     dtype = PyObject_GetAttr(t, s_dtype);
     shape = PyObject_GetAttr(t, s_shape);
     stride = call_method0(t, s_stride);
@@ -242,7 +239,6 @@ static int read_torch(Key *k, PyObject *t, int output, Read *r, long *device) {
     key_i64(k, *device);
     ok = key_int_tuple(k, shape) && key_int_tuple(k, stride);
 done:
-    Py_XDECREF(layout);
     Py_XDECREF(dtype);
     Py_XDECREF(shape);
     Py_XDECREF(stride);
@@ -808,24 +804,23 @@ static PyObject *bind_numpy(PyObject *module, PyObject *ndarray) {
     Py_RETURN_NONE;
 }
 
-/* bind_torch(torch.Tensor, torch.strided, torch._C._cuda_getDevice or None,
+/* bind_torch(torch.Tensor, torch._C._cuda_getDevice or None,
  *            torch._C._cuda_getCurrentRawStream or None) */
 static PyObject *bind_torch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "bind_torch() takes 4 arguments");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "bind_torch() takes 3 arguments");
         return NULL;
     }
     set_ref(&tensor_type, args[0]);
-    set_ref(&torch_strided, args[1]);
-    set_ref(&cuda_get_device, args[2]);
-    set_ref(&cuda_get_stream, args[3]);
+    set_ref(&cuda_get_device, args[1]);
+    set_ref(&cuda_get_stream, args[2]);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"bind_numpy", bind_numpy, METH_O, "bind_numpy(numpy.ndarray): numpy arrays get keys."},
     {"bind_torch", (PyCFunction)(void (*)(void))bind_torch, METH_FASTCALL,
-     "bind_torch(Tensor, strided, cuda_getDevice, cuda_getCurrentRawStream): torch tensors get keys."},
+     "bind_torch(Tensor, cuda_getDevice, cuda_getCurrentRawStream): torch tensors get keys."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -852,7 +847,7 @@ PyMODINIT_FUNC PyInit__fastcall(void) {
     if (m == NULL)
         return NULL;
     if (add_type(m, &slot_spec, &SlotType) < 0 || add_type(m, &op_spec, &OpType) < 0
-        || intern(&s_used, "used") < 0 || intern(&s_layout, "layout") < 0
+        || intern(&s_used, "used") < 0
         || intern(&s_dtype, "dtype") < 0 || intern(&s_shape, "shape") < 0
         || intern(&s_stride, "stride") < 0 || intern(&s_is_neg, "is_neg") < 0
         || intern(&s_is_cuda, "is_cuda") < 0 || intern(&s_is_cpu, "is_cpu") < 0

@@ -207,6 +207,5 @@ def kind_of(array):
     elif torch is not None and t is torch.Tensor:
         kind = TorchFast(torch)
         if _native.module is not None:
-            _native.module.bind_torch(torch.Tensor, torch.strided, kind.current_device,
-                                      kind.current_stream)
+            _native.module.bind_torch(torch.Tensor, kind.current_device, kind.current_stream)
     return _kinds.setdefault(t, kind)

@@ -89,7 +89,8 @@ oprt_status_t runtime_error(const char *op, const char *what, int code) {
 }
 
 oprt_status_t current_device(const char *op, DeviceInfo *info) {
-    RelaxedCaptureScope relaxed;
+    // cudaGetDevice touches no stream (allowed in any capture mode); the property queries
+    // run relaxed, once per device (launch code asks on every execute).
     int device = 0;
     cudaError_t e = cudaGetDevice(&device);
     if (e != cudaSuccess) {
@@ -97,6 +98,7 @@ oprt_status_t current_device(const char *op, DeviceInfo *info) {
         return runtime_error(op, "cudaGetDevice", e);
     }
     if (device < 0 || device >= kCachedDevices) {  // beyond the cache: ask every time
+        RelaxedCaptureScope relaxed;
         if ((e = query_device(device, info)) != cudaSuccess) {
             (void)cudaGetLastError();
             return runtime_error(op, "querying device properties", e);
@@ -105,6 +107,7 @@ oprt_status_t current_device(const char *op, DeviceInfo *info) {
     }
     DeviceSlot &slot = g_devices[device];
     std::call_once(slot.once, [&] {
+        RelaxedCaptureScope relaxed;
         slot.error = query_device(device, &slot.info);
         if (slot.error != cudaSuccess) (void)cudaGetLastError();
     });

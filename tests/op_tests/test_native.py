@@ -365,6 +365,11 @@ def test_torch_keys_and_results_in_c(device_name, seed):
     neg = torch._neg_view(x)
     assert not _hits("relu", None, neg, param=0.5, backend="auto")
     torch.testing.assert_close(ort.relu(neg, 0.5), torch.where(-x > 0, -x, -0.5 * x))
+    sparse = x.to_sparse()  # no strides: never a key; refused by the Python path each time
+    for _ in range(2):
+        assert not _hits("relu", None, sparse, param=0.5, backend="auto")
+        with pytest.raises(TypeError, match="only strided tensors"):
+            ort.relu(sparse, 0.5)
     grad_out = torch.empty_like(x).requires_grad_()
     assert not _hits("relu", grad_out, x, param=0.5, backend="auto")
     with pytest.raises(ValueError):
