@@ -125,36 +125,29 @@ WgmmaChoice load_choice(const MatmulPlan &p) {
     c.direct_store = p.launch[2] != 0, c.overlapped = p.launch[3] != 0;
     return c;
 }
-
-// The plan saw no pointers: a call whose A or B is not 16-byte aligned steps down the
-// tensor-core families (wgmma -> mma_sync -> the SIMT blocking_2d, which reads anything).
-oprt_status_t launch_tensor_cores(const MatmulPlan &p, const ExecArgs &args, const GemmArgs &g,
-                                  dev::stream_t stream) {
-    cudaError_t e;
-    const char *name;
-    if (p.kernel == kWgmma && wgmma_supports(g, p.dtype)) {
-        name = "wgmma";
-        e = wgmma_launch(g, p.dtype, load_choice(p), args.workspace, stream);
-    } else if (mma_sync_supports(g, p.dtype)) {
-        name = "mma_sync";
-        e = mma_sync_launch(g, p.dtype, stream);
-    } else {
-        const auto blocks = unsigned(ceil_div(g.m, kBM) * ceil_div(g.n, kBN));
-        name = "blocking_2d";
-        if (p.dtype == OPRT_DTYPE_F16) matmul_blocking_2d_kernel<dev::half_t><<<blocks, kThreads2, 0, stream>>>(g);
-        else matmul_blocking_2d_kernel<dev::bf16_t><<<blocks, kThreads2, 0, stream>>>(g);
-        e = cudaGetLastError();
-    }
-    return e == cudaSuccess ? OPRT_SUCCESS : gpu::runtime_error(kOp, name, int(e));
-}
 #endif
+
+// The kernel this call runs: the plan's, unless the plan (which saw no pointers) picked one
+// that cannot load these operands. Then it steps down: wgmma -> mma_sync (A or B not
+// 16-byte aligned) -> blocking_2d, which reads anything; vectorized and warp_tiling ->
+// blocking_2d (A or B not aligned to 4 elements).
+int32_t kernel_for_call(const MatmulPlan &p, const ExecArgs &args, const GemmArgs &g) {
+    int32_t kernel = p.kernel;
+#if OPRT_MATMUL_TENSOR_CORES
+    if (kernel == kWgmma && !wgmma_supports(g, p.dtype)) kernel = kMmaSync;
+    if (kernel == kMmaSync && !mma_sync_supports(g, p.dtype)) kernel = kBlocking2d;
+#else
+    (void)g;
+#endif
+    if ((kernel == kVectorized || kernel == kWarpTiling) && !pointers_aligned(p, args)) kernel = kBlocking2d;
+    return kernel;
+}
 
 template <typename T>
 oprt_status_t launch(const MatmulPlan &p, const ExecArgs &args, dev::stream_t stream) {
     const GemmArgs g = gemm_args(p, args);
     const auto tiles = [&](int64_t bm, int64_t bn) { return unsigned(ceil_div(g.m, bm) * ceil_div(g.n, bn)); };
-    int32_t kernel = p.kernel;
-    if ((kernel == kVectorized || kernel == kWarpTiling) && !pointers_aligned(p, args)) kernel = kBlocking2d;
+    const int32_t kernel = kernel_for_call(p, args, g);
     switch (kernel) {
     case kNaive:
         matmul_naive_kernel<T><<<tiles(kNaiveTile, kNaiveTile), kNaiveTile * kNaiveTile, 0, stream>>>(g);
@@ -171,8 +164,16 @@ oprt_status_t launch(const MatmulPlan &p, const ExecArgs &args, dev::stream_t st
         launch_warp_tiling<T>(p, g, vector_c(p, args), args.workspace, stream);
         break;
 #if OPRT_MATMUL_TENSOR_CORES
-    case kMmaSync:
-    case kWgmma: return launch_tensor_cores(p, args, g, stream);
+    case kMmaSync: {
+        const cudaError_t e = mma_sync_launch(g, p.dtype, stream);
+        if (e != cudaSuccess) return gpu::runtime_error(kOp, "mma_sync", int(e));
+        break;
+    }
+    case kWgmma: {
+        const cudaError_t e = wgmma_launch(g, p.dtype, load_choice(p), args.workspace, stream);
+        if (e != cudaSuccess) return gpu::runtime_error(kOp, "wgmma", int(e));
+        break;
+    }
 #endif
     default: return fail(OPRT_ERR_RUNTIME, "%s: no kernel %d in the NVIDIA matmul backend", kOp, int(kernel));
     }
