@@ -38,28 +38,18 @@
 
 #include "ops/matmul/nvidia/mma_sync.cuh"
 #include "ops/matmul/nvidia/wgmma.cuh"
+#include "tests/cpp/nvidia/bench/gemm_check.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace {
+
+using namespace gemm_check;
 
 using oprt::matmul::GemmArgs;
 bool g_timing = true;
 bool g_sweep = false;
 std::string g_match;  // --sweep=NAMES: the variants to sweep, comma-separated (all when empty)
 int g_sms = 1;
-
-// A workspace at least `bytes` large (grown as needed, kept for the program's life).
-void *workspace(size_t bytes) {
-    static void *p = nullptr;
-    static size_t size = 0;
-    if (bytes == 0) return nullptr;
-    if (bytes > size) {
-        if (p) CK(cudaFree(p));
-        CK(cudaMalloc(&p, bytes));
-        size = bytes;
-    }
-    return p;
-}
 
 template <typename F>
 double seconds(F launch, cudaStream_t stream) {
@@ -76,22 +66,6 @@ int64_t sweep_units(const GemmArgs &g, int v) {
 
 int64_t round8(int64_t x) { return (x + 7) / 8 * 8; }
 
-__device__ float uniform(uint64_t i, uint32_t seed) {  // [-1, 1), from a hash of (i, seed)
-    uint64_t x = i * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 31;
-    x *= 0x94D049BB133111EBull;
-    x ^= x >> 29;
-    return float(x >> 40) * (2.0f / 16777216.0f) - 1.0f;
-}
-
-// outer x ld buffer: entries with inner index < inner get random values, the padding NaN.
-template <typename T>
-__global__ void fill(T *p, int64_t outer, int64_t inner, int64_t ld, uint32_t seed) {
-    const int64_t total = outer * ld;
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total; i += int64_t(gridDim.x) * blockDim.x)
-        p[i] = T(i % ld < inner ? uniform(i, seed) : NAN);
-}
-
 // C[i][j] in f32, one thread each, from the same strided inputs.
 template <typename T>
 __global__ void naive(GemmArgs g, float *ref) {
@@ -102,28 +76,6 @@ __global__ void naive(GemmArgs g, float *ref) {
     float s = 0.f;
     for (int64_t p = 0; p < g.k; ++p) s += float(a[i * g.a_row + p * g.a_col]) * float(b[p * g.b_row + j * g.b_col]);
     ref[i * g.n + j] = s;
-}
-
-__device__ float to_f(float x) { return x; }
-__device__ float to_f(__half x) { return __half2float(x); }
-__device__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-// stats[0]: the max error (as float bits; errors are >= 0 so they order as integers);
-// stats[1]: entries that are NaN or infinite.
-template <typename T, typename R>
-__global__ void compare(const T *x, const R *ref, int64_t count, float floor, unsigned *stats) {
-    float worst = 0.f;
-    unsigned bad = 0;
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-        const float v = to_f(x[i]), r = to_f(ref[i]);
-        if (!isfinite(v) || !isfinite(r)) {
-            ++bad;
-            continue;
-        }
-        worst = fmaxf(worst, fabsf(v - r) / fmaxf(fabsf(r), floor));
-    }
-    atomicMax(&stats[0], __float_as_uint(worst));
-    if (bad) atomicAdd(&stats[1], bad);
 }
 
 struct Layout {
@@ -139,13 +91,6 @@ struct Shape {
 struct Totals {
     int pass = 0, fail = 0, skip = 0;
 };
-
-bool context_alive() {
-    void *p = nullptr;
-    if (cudaMalloc(&p, 256) != cudaSuccess) return false;
-    cudaFree(p);
-    return true;
-}
 
 template <typename T>
 void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const std::vector<std::string> &kernels,
@@ -185,15 +130,8 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)sh.m, (long long)sh.n, (long long)sh.k);
 
             auto error_vs = [&](const T *x, bool vs_naive) {
-                CK(cudaMemsetAsync(stats, 0, 2 * sizeof(unsigned), stream));
-                if (vs_naive) compare<<<1024, 256, 0, stream>>>(x, ref, sh.m * sh.n, floor, stats);
-                else compare<<<1024, 256, 0, stream>>>(x, c_blas, sh.m * sh.n, floor, stats);
-                unsigned h[2];
-                CK(cudaMemcpyAsync(h, stats, sizeof h, cudaMemcpyDeviceToHost, stream));
-                CK(cudaStreamSynchronize(stream));
-                float worst;
-                std::memcpy(&worst, &h[0], sizeof worst);
-                return h[1] ? double(NAN) : double(worst);
+                return vs_naive ? max_error(x, ref, sh.m * sh.n, floor, stats, stream)
+                                : max_error(x, c_blas, sh.m * sh.n, floor, stats, stream);
             };
 
             // cuBLAS, column-major: C^T (N x M, ld c_row) = B^T A^T. A row-major buffer read

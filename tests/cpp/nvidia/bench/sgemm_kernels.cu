@@ -37,9 +37,12 @@
 
 #include "ops/matmul/nvidia/kernel.cuh"
 #include "ops/matmul/nvidia/warp_tiling_plan.h"
+#include "tests/cpp/nvidia/bench/gemm_check.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace {
+
+using namespace gemm_check;
 
 using oprt::matmul::GemmArgs;
 using oprt::matmul::kWarpTilingConfigCount;
@@ -98,40 +101,6 @@ bool g_timing = true;
 int g_sms = 1;
 std::array<bool, kCandidates> g_dead{};  // configs whose launch failed
 
-bool context_alive() {
-    void *p = nullptr;
-    if (cudaMalloc(&p, 256) != cudaSuccess) return false;
-    cudaFree(p);
-    return true;
-}
-
-// A workspace at least `bytes` large (grown as needed, kept for the program's life).
-void *workspace(size_t bytes) {
-    static void *p = nullptr;
-    static size_t size = 0;
-    if (bytes == 0) return nullptr;
-    if (bytes > size) {
-        if (p) CK(cudaFree(p));
-        CK(cudaMalloc(&p, bytes));
-        size = bytes;
-    }
-    return p;
-}
-
-__device__ float uniform(uint64_t i, uint32_t seed) {  // [-1, 1), from a hash of (i, seed)
-    uint64_t x = i * 0x9E3779B97F4A7C15ull + seed * 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 31;
-    x *= 0x94D049BB133111EBull;
-    x ^= x >> 29;
-    return float(x >> 40) * (2.0f / 16777216.0f) - 1.0f;
-}
-
-// rows x ld: entries with column < cols random, the padding NaN.
-__global__ void fill(float *p, int64_t rows, int64_t cols, int64_t ld, uint32_t seed) {
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < rows * ld; i += int64_t(gridDim.x) * blockDim.x)
-        p[i] = i % ld < cols ? uniform(uint64_t(i), seed) : NAN;
-}
-
 // C[i][j] summed in float64, one thread each.
 __global__ void reference64(GemmArgs g, double *ref) {
     const int64_t i = blockIdx.y * int64_t(blockDim.y) + threadIdx.y, j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
@@ -140,24 +109,6 @@ __global__ void reference64(GemmArgs g, double *ref) {
     double s = 0;
     for (int64_t p = 0; p < g.k; ++p) s += double(a[i * g.a_row + p]) * double(b[p * g.b_row + j]);
     ref[i * g.n + j] = s;
-}
-
-// stats[0]: the max error (float bits: errors are >= 0, so they order as integers);
-// stats[1]: entries that are NaN or infinite.
-template <typename R>
-__global__ void compare(const float *x, const R *ref, int64_t count, float floor, unsigned *stats) {
-    float worst = 0.f;
-    unsigned bad = 0;
-    for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < count; i += int64_t(gridDim.x) * blockDim.x) {
-        const float v = x[i], r = float(ref[i]);
-        if (!isfinite(v) || !isfinite(r)) {
-            ++bad;
-            continue;
-        }
-        worst = fmaxf(worst, fabsf(v - r) / fmaxf(fabsf(r), floor));
-    }
-    atomicMax(&stats[0], __float_as_uint(worst));
-    if (bad) atomicAdd(&stats[1], bad);
 }
 
 struct Shape {
@@ -201,15 +152,8 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)sh.m, (long long)sh.n, (long long)sh.k);
 
     auto error_vs = [&](const float *x, bool vs_ref64) {
-        CK(cudaMemsetAsync(stats, 0, 2 * sizeof(unsigned), stream));
-        if (vs_ref64) compare<<<1024, 256, 0, stream>>>(x, ref, sh.m * sh.n, floor, stats);
-        else compare<<<1024, 256, 0, stream>>>(x, c_blas, sh.m * sh.n, floor, stats);
-        unsigned h[2];
-        CK(cudaMemcpyAsync(h, stats, sizeof h, cudaMemcpyDeviceToHost, stream));
-        CK(cudaStreamSynchronize(stream));
-        float worst;
-        std::memcpy(&worst, &h[0], sizeof worst);
-        return h[1] ? double(NAN) : double(worst);
+        return vs_ref64 ? max_error(x, ref, sh.m * sh.n, floor, stats, stream)
+                        : max_error(x, c_blas, sh.m * sh.n, floor, stats, stream);
     };
     auto seconds = [&](auto launch) { return g_timing ? graph_seconds_per_launch(launch, stream) : double(NAN); };
 
