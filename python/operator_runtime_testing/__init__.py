@@ -8,6 +8,7 @@ reference   float64 numpy references of every operator
 assertions  tolerances by dtype and the comparison with a reference
 backends    which backend and array library a run uses
 cases       case descriptions and the routine that checks a case
+threads     running test code in several threads at once
 """
 
 from . import arrays, assertions, backends, cases, reference

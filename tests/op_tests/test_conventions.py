@@ -8,7 +8,6 @@ import inspect
 import os
 import subprocess
 import sys
-import threading
 import typing
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 import operator_runtime as ort
 from operator_runtime import _plan_cache
+from operator_runtime_testing.threads import run_in_threads
 
 OUT_OF_PLACE = {  # op -> (function, its inputs' count, keyword parameters)
     "copy": (ort.copy, 1, {}), "vector_add": (ort.vector_add, 2, {}),
@@ -277,23 +277,15 @@ def test_plan_cache_is_bounded_and_thread_safe(target, seed):
     ort.clear_plan_cache()
     rng = np.random.default_rng(seed)
     xs = [target.lib.randn(rng, (n,)) for n in range(1, 2 * _plan_cache.CAPACITY + 2)]
-    errors = []
 
     def work(offset):
-        try:
-            for i in range(len(xs)):
-                x = xs[(i + offset) % len(xs)]
-                got = ort.relu(x, 0.5, backend=target.backend)
-                ref = _f64(target, x)
-                np.testing.assert_array_equal(_f64(target, got), np.where(ref > 0, ref, 0.5 * ref))
-        except Exception as exc:  # reported below, in the test's thread
-            errors.append(exc)
+        for i in range(len(xs)):
+            x = xs[(i + offset) % len(xs)]
+            got = ort.relu(x, 0.5, backend=target.backend)
+            ref = _f64(target, x)
+            np.testing.assert_array_equal(_f64(target, got), np.where(ref > 0, ref, 0.5 * ref))
 
-    threads = [threading.Thread(target=work, args=(k * 7,)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_in_threads(work, ((k * 7,) for k in range(6)))
     assert not errors, errors[0]
     assert _plan_cache.size() <= _plan_cache.CAPACITY
 

@@ -19,6 +19,7 @@ import pytest
 
 import operator_runtime as ort
 from operator_runtime import _native, _plan_cache, _prepared
+from operator_runtime_testing.threads import run_in_threads
 
 
 @pytest.fixture(autouse=True, params=["compiled", "python"])
@@ -216,25 +217,17 @@ def test_threads_share_and_evict_entries_safely(seed):
     ort.clear_plan_cache()
     rng = np.random.default_rng(seed)
     xs = [rng.standard_normal(n, dtype=np.float32) for n in range(1, 2 * _plan_cache.CAPACITY)]
-    errors = []
 
     def work(offset, few):
-        try:
-            for i in range(400):
-                x = xs[(i + offset) % (3 if few else len(xs))]
-                out = _poisoned(x.shape)
-                ort.relu_(out, x, 0.5, backend="cpu")
-                np.testing.assert_array_equal(out, _relu_ref(x, 0.5))
-                if i % 97 == offset:
-                    ort.clear_plan_cache()
-        except Exception as exc:  # reported below, in the test's thread
-            errors.append(exc)
+        for i in range(400):
+            x = xs[(i + offset) % (3 if few else len(xs))]
+            out = _poisoned(x.shape)
+            ort.relu_(out, x, 0.5, backend="cpu")
+            np.testing.assert_array_equal(out, _relu_ref(x, 0.5))
+            if i % 97 == offset:
+                ort.clear_plan_cache()
 
-    threads = [threading.Thread(target=work, args=(k, k % 2 == 0)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = run_in_threads(work, ((k, k % 2 == 0) for k in range(6)))
     assert not errors, errors[0]
     assert _plan_cache.size() <= _plan_cache.CAPACITY
     ort.clear_plan_cache()
