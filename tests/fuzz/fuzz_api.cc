@@ -202,11 +202,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s = op.workspace(desc, &required);
     FZ_CHECK(s == OPRT_SUCCESS && required < (size_t(1) << 30), "workspace query: %s", oprt_last_error_message());
 
-    // Execute on exactly sized blocks when every view is small, else on NULL data.
+    // Execute on exactly sized blocks when every view is small, else on NULL data. Small in
+    // memory and in work: an input broadcast by 0 strides spans few elements but may be read
+    // billions of times.
     bool small = true;
     std::unique_ptr<fz::Block> blocks[3];
     void *ptrs[3] = {nullptr, nullptr, nullptr};
-    for (int k = 0; k <= num_inputs; ++k) small = small && fz::extent_of(views[k]).elems <= 4096;
+    for (int k = 0; k <= num_inputs; ++k) {
+        const fz::Extent e = fz::extent_of(views[k]);
+        small = small && e.elems <= 4096 && e.numel <= (int64_t(1) << 20);
+    }
     const bool with_data = small && fdp.ConsumeBool();
     if (with_data)
         for (int k = 0; k <= num_inputs; ++k) {
