@@ -9,11 +9,11 @@
  * 1. Key: the bytes of everything the descriptor depends on, read from the arguments as the
  *    call passed them: backend and variant names, the raw parameter (a float by its bits, an
  *    int, or None), "new output" or the given output, then per array its library, dtype,
- *    shape, strides and device, and for CUDA tensors the current stream. numpy arrays are
+ *    shape, strides and device, and for CUDA tensors their device's current stream. numpy arrays are
  *    read through the buffer protocol, torch tensors through their attributes and methods;
  *    the fields are those of the Python key (_fast_path.py's docstring says why each one
  *    matters). Anything else, or anything unusual (a subclass, a read-only output, a
- *    tensor with the negative bit, another CUDA device than the current one), is a miss.
+ *    tensor with the negative bit), is a miss.
  * 2. Lookup in the Op's hash table (key -> Slot). A Slot is the lock of one Python plan
  *    (_Plan.busy) and holds what its C call needs: the execute function's address, the
  *    descriptor, the workspace. The Python plan owns it; destroying the plan detaches it.
@@ -57,7 +57,7 @@ static int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *o) {
 #endif
 
 enum {
-    INTERFACE = 2,      /* what _native.py expects; raised with any change of the calls below */
+    INTERFACE = 3,      /* what _native.py expects; raised with any change of the calls below */
     MAX_DIMS = 8,       /* oprt_tensor_view_t */
     MAX_INPUTS = 2,     /* vector_add, matmul */
     KEY_BYTES = 1024,   /* room for 3 arrays of 8 dims and the names */
@@ -69,7 +69,6 @@ enum {
 
 static PyObject *ndarray_type;      /* numpy.ndarray (exact class only) */
 static PyObject *tensor_type;       /* torch.Tensor (exact class only) */
-static PyObject *cuda_get_device;   /* torch._C._cuda_getDevice() -> int, or NULL */
 static PyObject *cuda_get_stream;   /* torch._C._cuda_getCurrentRawStream(int) -> int, or NULL */
 /* Interned attribute and method names. */
 static PyObject *s_used, *s_dtype, *s_shape, *s_stride, *s_is_neg, *s_is_cuda,
@@ -513,16 +512,10 @@ static int make_key(Op *op, PyObject *const *args, Key *k, Read *reads, long *de
         if (dev >= 0)
             *device = dev;
     }
-    if (*device >= 0) { /* CUDA: only on the current device, and on its current stream */
-        if (cuda_get_device == NULL || cuda_get_stream == NULL)
+    if (*device >= 0) { /* CUDA: the current stream of the tensors' device, as torch would use
+                         * (the library launches on the device that holds the buffers) */
+        if (cuda_get_stream == NULL)
             return 0;
-        PyObject *cur = PyObject_CallNoArgs(cuda_get_device);
-        long current = cur ? PyLong_AsLong(cur) : -2;
-        Py_XDECREF(cur);
-        if (current != *device) {
-            PyErr_Clear();
-            return 0;
-        }
         PyObject *dev = PyLong_FromLong(*device);
         PyObject *stream = dev ? call1(cuda_get_stream, dev) : NULL;
         Py_XDECREF(dev);
@@ -804,23 +797,21 @@ static PyObject *bind_numpy(PyObject *module, PyObject *ndarray) {
     Py_RETURN_NONE;
 }
 
-/* bind_torch(torch.Tensor, torch._C._cuda_getDevice or None,
- *            torch._C._cuda_getCurrentRawStream or None) */
+/* bind_torch(torch.Tensor, torch._C._cuda_getCurrentRawStream or None) */
 static PyObject *bind_torch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "bind_torch() takes 3 arguments");
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "bind_torch() takes 2 arguments");
         return NULL;
     }
     set_ref(&tensor_type, args[0]);
-    set_ref(&cuda_get_device, args[1]);
-    set_ref(&cuda_get_stream, args[2]);
+    set_ref(&cuda_get_stream, args[1]);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"bind_numpy", bind_numpy, METH_O, "bind_numpy(numpy.ndarray): numpy arrays get keys."},
     {"bind_torch", (PyCFunction)(void (*)(void))bind_torch, METH_FASTCALL,
-     "bind_torch(Tensor, cuda_getDevice, cuda_getCurrentRawStream): torch tensors get keys."},
+     "bind_torch(Tensor, cuda_getCurrentRawStream): torch tensors get keys."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -11,12 +11,13 @@ the descriptor depend on, per array library:
   (a read-only output is refused by the slow path).
 - torch: each tensor's exact class (the first one is torch.Tensor itself, no subclass),
   dtype, shape, element strides, device and layout, whether the output requires grad
-  (refused as an output by the slow path), and for CUDA tensors the current stream (the
-  descriptor's workspace was allocated on it, and it is what the call is queued on).
+  (refused as an output by the slow path), and for CUDA tensors their device's current
+  stream (the descriptor's workspace was allocated on it, and it is what the call is queued
+  on, as torch queues its own ops on a tensor whichever device is current; the library
+  launches on the device that holds the buffers).
   Tensors with the negative bit get no key (the slow path resolves such an input into a
   copy); the conjugate bit needs no check: torch sets it on complex tensors only, whose
-  dtype (in the key) no cached plan has. Nor does a CUDA call on another device than the
-  current one get a key (the slow path switches device for the launch).
+  dtype (in the key) no cached plan has.
 
 A new output (relu(x) without out=) is allocated like the first input, so its layout
 follows from the inputs': the key says "new" in its place.
@@ -117,9 +118,8 @@ class TorchFast:
         self.contiguous = torch.contiguous_format
         self.dtypes = frozenset((torch.float32, torch.float16, torch.bfloat16))
         c = torch._C
-        # Cheap queries of the current device and stream (what torch's own compiled code
-        # calls); the public torch.cuda functions cost microseconds.
-        self.current_device = getattr(c, "_cuda_getDevice", None)
+        # A cheap query of a device's current stream (what torch's own compiled code
+        # calls); torch.cuda.current_stream() costs microseconds.
         self.current_stream = getattr(c, "_cuda_getCurrentRawStream", None)
 
     def key(self, arrays, new_out):
@@ -136,11 +136,11 @@ class TorchFast:
             return None
         stream = None
         if first.is_cuda:
-            device = first.get_device()
-            if (self.current_device is None or self.current_stream is None
-                    or self.current_device() != device):
+            if self.current_stream is None:
                 return None
-            stream = self.current_stream(device)
+            # The tensors' device's current stream, as torch's own ops use whichever device
+            # is current; the library launches on the device that holds the buffers.
+            stream = self.current_stream(first.get_device())
         return ("new" if new_out else first.requires_grad, stream, *layouts)
 
     @staticmethod
@@ -207,5 +207,5 @@ def kind_of(array):
     elif torch is not None and t is torch.Tensor:
         kind = TorchFast(torch)
         if _native.module is not None:
-            _native.module.bind_torch(torch.Tensor, kind.current_device, kind.current_stream)
+            _native.module.bind_torch(torch.Tensor, kind.current_stream)
     return _kinds.setdefault(t, kind)
