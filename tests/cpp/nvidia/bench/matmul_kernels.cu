@@ -285,7 +285,7 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                 if (pass && run.name.rfind("wg:", 0) == 0 && (best_name.empty() || s < best_s)) best_name = run.name, best_s = s;
                 std::fflush(stdout);
             }
-            if (!best_name.empty() && g_timing) {
+            if (!best_name.empty() && g_timing && sweep) {
                 const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms);
                 std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS; the plan picks %s/%s%d\n", shape, dname,
                             lay.name, best_name.c_str() + 3, best_s * 1e6, 100.0 * blas_s / best_s,
