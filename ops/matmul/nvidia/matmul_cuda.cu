@@ -114,17 +114,15 @@ void launch_warp_tiling(const MatmulPlan &p, const GemmArgs &g, bool vec_c, void
 }
 
 #if OPRT_MATMUL_TENSOR_CORES
-// The wgmma choice rides in the plan's launch slots: variant, K splits, flags (direct
-// store 1, cluster 2), overlap.
+// The wgmma choice rides in the plan's launch slots: variant, K splits, store, overlap.
 void store_choice(MatmulPlan &p, const WgmmaChoice &c) {
-    p.launch[0] = c.variant, p.launch[1] = c.splits, p.launch[2] = int(c.direct_store) | int(c.cluster) << 1;
-    p.launch[3] = c.overlapped;
+    p.launch[0] = c.variant, p.launch[1] = c.splits, p.launch[2] = c.direct_store, p.launch[3] = c.overlapped;
 }
 
 WgmmaChoice load_choice(const MatmulPlan &p) {
     WgmmaChoice c;
     c.variant = int(p.launch[0]), c.splits = int(p.launch[1]);
-    c.direct_store = (p.launch[2] & 1) != 0, c.cluster = (p.launch[2] & 2) != 0, c.overlapped = p.launch[3] != 0;
+    c.direct_store = p.launch[2] != 0, c.overlapped = p.launch[3] != 0;
     return c;
 }
 #endif
@@ -239,7 +237,6 @@ oprt_status_t plan_tensor_cores(MatmulPlan &p) {
         if (s != OPRT_SUCCESS) return s;
         WgmmaChoice c = wgmma_choose(g, info.sm_count);
         c.overlapped = gpu::overlapped_launch_allowed();
-        c.cluster = c.cluster && gpu::clusters_allowed();
         store_choice(p, c);
         p.workspace_bytes = wgmma_workspace_bytes(g, c);
     } else {

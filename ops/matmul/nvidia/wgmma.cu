@@ -19,17 +19,8 @@
 // phase to wait for.
 //
 // Split-K. Where the tiles alone do not fill the SMs (M = 16, N = K = 4096: 16 tiles of
-// 64x256), K is cut into `splits` pieces that run as separate work units. Two ways to sum
-// the pieces' f32 partial tiles, both in piece order (the same result on every run):
-// - in a cluster: the `splits` blocks of one tile are one thread-block cluster. After its
-//   main loop each block parks its accumulators in its own shared memory (in the stage
-//   ring, which the producer refills only once the cluster is done with it); once every
-//   block has parked (mbarriers signalled across the cluster), each block sums a slice of
-//   the tile over all blocks' parks through distributed shared memory and stores it to C.
-//   No workspace and no second kernel.
-// - through global memory: each piece writes its partial tile to a workspace slab and a
-//   second kernel, splitk_reduce, sums the slabs into C (where a cluster of `splits` blocks
-//   cannot be scheduled).
+// 64x256), K is cut into `splits` pieces that run as separate work units; each writes its
+// f32 partial tile to a workspace and splitk_reduce sums the pieces into C in split order.
 //
 // Epilogue. Consumers store C in 64x64 chunks: registers -> shared memory (swizzled like the
 // operands) -> a TMA store that runs on while they start the next tile (two buffers per
@@ -55,7 +46,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <type_traits>
@@ -69,7 +59,6 @@ constexpr int kGroupM = 16;                             // rasterization: 16 M-t
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) = 64512 <= 65536
 constexpr int kSmemMax = 227 * 1024;                    // dynamic shared memory per block on Hopper
 constexpr int kEpilogueChunkBytes = 64 * 64 * 2;        // 64 rows x 64 columns of C, one TMA store box
-constexpr int kMaxClusterSplits = 16;                   // a cluster's blocks: 8 portable, 16 with the opt-in
 
 template <int BM, int BN>
 struct Config {
@@ -82,14 +71,10 @@ struct Config {
     // Two epilogue chunks per consumer (one being stored while the other is written).
     static constexpr int kEpilogueBytes = kConsumers * 2 * kEpilogueChunkBytes;
     // The stages take what is left after the epilogue buffers, 1 KB of alignment slack and
-    // the barriers (two per stage, two for the cluster reduction): 4 for 128x256, 13 for 64x64.
+    // the barriers: 4 for 128x256, 13 for 64x64.
     static constexpr int kStages = (kSmemMax - kEpilogueBytes - 1024 - 256) / kStageBytes;
-    static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 16 + 1024;
+    static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 1024;
     static_assert(kSmemBytes <= kSmemMax, "shared memory");
-    // Cluster split-K: the f32 tile parked in the stage ring, rows padded by 8 floats (the
-    // pair stores of a half-warp's 4 rows then fall in different banks).
-    static constexpr int kParkStride = BN + 8;
-    static_assert(BM * kParkStride * 4 <= kStages * kStageBytes, "the parked tile fits in the stage ring");
 };
 
 // What the kernel needs besides the operands' tensor maps.
@@ -99,8 +84,7 @@ struct Params {
     int m, n, k;
     bool pairs;         // C contiguous along N, pairs of columns 4-byte aligned
     bool tma_store;     // C goes out through shared memory and TMA stores (map_c)
-    int splits;         // K pieces; > 1: f32 partial tiles summed in the cluster or through `partial`
-    bool cluster;       // splits > 1: the pieces of a tile are a cluster of `splits` blocks
+    int splits;         // K pieces; > 1: f32 partial tiles go to `partial`
     int split_k_tiles;  // k-tiles per piece (the last one may have fewer)
     float *partial;     // splits slabs of m x ldp floats
     int64_t ldp;        // n rounded up to even (partials are stored in pairs)
@@ -370,46 +354,6 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
     asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// ---- Clusters (split-K summed in distributed shared memory) ----
-// The address of shared-memory location `addr` of this block in the block of rank `rank`.
-__device__ __forceinline__ uint32_t map_rank(uint32_t addr, uint32_t rank) {
-    uint32_t out;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(addr), "r"(rank));
-    return out;
-}
-// Arrives on barrier `bar` of the block of rank `rank`, releasing this thread's (and, after a
-// block barrier, its block's) shared-memory writes to the cluster.
-__device__ __forceinline__ void mbar_arrive_cluster(uint32_t bar, uint32_t rank) {
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(map_rank(bar, rank))
-                 : "memory");
-}
-// mbar_wait that also acquires what the arrivals from other blocks of the cluster released.
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity) {
-    uint32_t done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\n"
-            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
-}
-// Four floats from the shared memory of another block (a shared::cluster address).
-__device__ __forceinline__ float4 ld_cluster_f4(uint32_t addr) {
-    float4 v;
-    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "r"(addr)
-                 : "memory");
-    return v;
-}
-// Every thread of every block of the cluster, with release / acquire of shared memory.
-__device__ __forceinline__ void cluster_sync_all() {
-    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
-}
-
 // Shared-memory matrix descriptor: start address, leading and stride byte offsets (all in
 // 16-byte units), 128-byte swizzle (layout type 1 in bits 62-63).
 __device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
@@ -475,22 +419,15 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     const uint32_t epilogue = base + kStages * Cfg::kStageBytes;  // kConsumers x 2 chunks of C
     const uint32_t full = epilogue + Cfg::kEpilogueBytes;         // kStages barriers of 8 bytes
     const uint32_t empty = full + kStages * 8;
-    // Cluster split-K, one phase per tile: every block of the cluster has parked its partial
-    // tile ("parked"), every block has read this block's park ("drained").
-    const uint32_t parked = empty + kStages * 8, drained = parked + 8;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(full + 8 * s, 1);                                 // the producer's arrive (plus the TMA bytes)
             mbar_init(empty + 8 * s, Cfg::kConsumers * 4);  // one arrive per consumer warp
         }
-        mbar_init(parked, p.splits);  // one arrive per block of the cluster
-        mbar_init(drained, p.splits);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    // In a cluster the other blocks arrive on this block's barriers: all initialized first.
-    if (p.cluster) cluster_sync_all();
-    else __syncthreads();
+    __syncthreads();
     // Overlapped launch: the next kernel may launch now; global memory is touched only once
     // the previous kernel has finished (both no-ops in a plain launch).
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -505,14 +442,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
             uint32_t it = 0;  // k-tiles issued so far, over all units: stage it % kStages
-            uint32_t done = 0;  // units issued so far
-            for (int u = first_unit; u < units; u += unit_step, ++done) {
+            for (int u = first_unit; u < units; u += unit_step) {
                 const Unit w = unit_at<BM, BN>(u, p);
-                if (p.cluster && done > 0) {
-                    // The ring holds the previous tile's park until the cluster has read it.
-                    mbar_wait_cluster(drained, (done - 1) & 1);
-                    fence_proxy_async();
-                }
                 for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
                     const uint32_t s = it % kStages, parity = (it / kStages) & 1;
                     const uint32_t bar = full + 8 * s;
@@ -540,8 +471,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
         float d[BN / 2];
         uint32_t it = 0;
         uint32_t chunks = 0;  // epilogue chunks written so far: buffer chunks % 2
-        uint32_t done = 0;    // units finished so far (cluster barriers' phase)
-        for (int u = first_unit; u < units; u += unit_step, ++done) {
+        for (int u = first_unit; u < units; u += unit_step) {
             const Unit w = unit_at<BM, BN>(u, p);
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
@@ -600,52 +530,6 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                     named_barrier(1 + consumer, 128);
                     if (leader) tma_store_2d(&map_c, buf, w.n0 + 64 * q, w.m0 + consumer * 64);
                 }
-            } else if (p.cluster) {
-                // Split-K summed in the cluster; this block is rank u % splits of it.
-                const int t = threadIdx.x - 128;  // 0 .. 128 * kConsumers - 1
-                constexpr int kConsumerThreads = 128 * Cfg::kConsumers;
-                // 1. Park: once every consumer's MMAs are done the ring is free (the producer
-                // waits for "drained" before loading the next tile); accumulators as f32 rows.
-                named_barrier(3, kConsumerThreads);
-                const int r = consumer * 64 + warp * 16 + lane / 4;
-#pragma unroll
-                for (int j = 0; j < BN / 8; ++j) {
-                    const uint32_t at = base + 4 * (r * Cfg::kParkStride + 8 * j + 2 * (lane % 4));
-                    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at), "f"(d[4 * j]), "f"(d[4 * j + 1]));
-                    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(at + 4 * 8 * Cfg::kParkStride),
-                                 "f"(d[4 * j + 2]), "f"(d[4 * j + 3]));
-                }
-                fence_proxy_async();  // the producer's TMA copies overwrite the park later
-                named_barrier(3, kConsumerThreads);
-                if (t < p.splits) mbar_arrive_cluster(parked, t);  // thread t tells block t
-                mbar_wait_cluster(parked, done & 1);
-                // 2. Sum: the tile's valid rows x 4-column groups, cut into `splits` equal
-                // slices; this block sums its slice over every block's park, in rank order,
-                // and stores it.
-                const int rows = min(BM, p.m - w.m0), quads = (min(BN, p.n - w.n0) + 3) / 4;
-                const int items = rows * quads, rank = u % p.splits;
-                const int i1 = (rank + 1) * items / p.splits;
-                for (int i = rank * items / p.splits + t; i < i1; i += kConsumerThreads) {
-                    const int row = i / quads, col = 4 * (i % quads);
-                    const uint32_t at = base + 4 * (row * Cfg::kParkStride + col);
-                    // Every block's four values requested before the first is added (the
-                    // loads overlap), then summed in rank order.
-                    float4 v[kMaxClusterSplits];
-#pragma unroll
-                    for (int q = 0; q < kMaxClusterSplits; ++q)
-                        if (q < p.splits) v[q] = ld_cluster_f4(map_rank(at, q));
-                    float4 s = v[0];
-#pragma unroll
-                    for (int q = 1; q < kMaxClusterSplits; ++q)
-                        if (q < p.splits) s.x += v[q].x, s.y += v[q].y, s.z += v[q].z, s.w += v[q].w;
-                    store_pair<Bf16>(p, w.m0 + row, w.n0 + col, s.x, s.y);
-                    store_pair<Bf16>(p, w.m0 + row, w.n0 + col + 2, s.z, s.w);
-                }
-                // 3. This block has read every park: tell each block; wait until every block
-                // has read this one's (before the ring is refilled, or the block exits).
-                named_barrier(3, kConsumerThreads);
-                if (t < p.splits) mbar_arrive_cluster(drained, t);
-                mbar_wait_cluster(drained, done & 1);
             } else if (p.splits == 1) {  // straight from registers, pairs of columns
 #pragma unroll
                 for (int j = 0; j < BN / 8; ++j) {
@@ -748,47 +632,10 @@ void split_shape(const GemmArgs &g, int splits, int &split_k_tiles, int &pieces)
     pieces = int(ceil_div(k_tiles, split_k_tiles));
 }
 
-// The workspace of the slab path (none when K is not split or the cluster sums the pieces).
-int64_t workspace_bytes(const GemmArgs &g, int splits, bool cluster) {
+int64_t workspace_bytes(const GemmArgs &g, int splits) {
     int per = 0, pieces = 0;
     split_shape(g, splits, per, pieces);
-    return pieces > 1 && !cluster ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) + 16 : 0;
-}
-
-// How many clusters of `size` blocks of this kernel the device runs at once (0: none, e.g. a
-// size above the portable 8 it cannot schedule). Queried once per kernel, device and size;
-// the queries run in relaxed capture mode, so a first launch inside a graph capture works.
-template <auto Kernel>
-int cluster_capacity(int size, int threads, int smem) {
-    constexpr int kMaxDevices = 64;
-    static std::atomic<int> known[kMaxDevices][kMaxClusterSplits + 1] = {};  // capacity + 1; 0: not yet asked
-    int device = 0;
-    if (size < 1 || size > kMaxClusterSplits || cudaGetDevice(&device) != cudaSuccess) return 0;
-    const bool tracked = device >= 0 && device < kMaxDevices;
-    if (tracked) {
-        const int k = known[device][size].load(std::memory_order_acquire);
-        if (k > 0) return k - 1;
-    }
-    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-    cudaThreadExchangeStreamCaptureMode(&mode);
-    int n = 0;
-    if (opt_in_smem_once<Kernel>(smem) == cudaSuccess &&
-        (size <= 8 || cudaFuncSetAttribute(Kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess)) {
-        cudaLaunchConfig_t config{};
-        config.gridDim = dim3(unsigned(size));
-        config.blockDim = dim3(unsigned(threads));
-        config.dynamicSmemBytes = size_t(smem);
-        cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = unsigned(size), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-        config.attrs = &attr;
-        config.numAttrs = 1;
-        if (cudaOccupancyMaxActiveClusters(&n, Kernel, &config) != cudaSuccess) n = 0;
-    }
-    cudaGetLastError();  // a failed query must not surface at the caller's next check
-    cudaThreadExchangeStreamCaptureMode(&mode);
-    if (tracked) known[device][size].store(n + 1, std::memory_order_release);
-    return n;
+    return pieces > 1 ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) + 16 : 0;
 }
 
 template <int BM, int BN, bool Bf16, bool BKMajor>
@@ -808,7 +655,6 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
     p.m = int(g.m), p.n = int(g.n), p.k = int(g.k);
     p.pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;
     split_shape(g, choice.splits, p.split_k_tiles, p.splits);
-    p.cluster = choice.cluster && p.splits > 1;
     p.ldp = g.n + g.n % 2;
     // C through TMA stores: contiguous along N, 16-byte aligned rows (else stores from registers).
     p.tma_store = !choice.direct_store && p.splits == 1 && g.c_col == 1 && tma_stride_ok(g.c_row, g.n) &&
@@ -817,34 +663,19 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
     if (p.tma_store && !encode(&map_c, Bf16, g.c, g.m, g.n, g.c_row, 64, 64)) return cudaErrorInvalidValue;
     // From the workspace's first 16-byte boundary (workspace_bytes asks for 16 more).
     p.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(workspace) + 15) / 16 * 16);
-    if (p.splits > 1 && !p.cluster && workspace == nullptr) return cudaErrorInvalidValue;
+    if (p.splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
 
     cudaLaunchConfig_t config{};
     config.blockDim = dim3(Cfg::kThreads);
     config.dynamicSmemBytes = Cfg::kSmemBytes;
     config.stream = stream;
-    cudaLaunchAttribute attrs[2];
-    config.attrs = attrs;
-    config.numAttrs = 0;
-    if (choice.overlapped) {
-        attrs[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attrs[config.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
-    }
-    const int64_t tiles = ceil_div(g.m, BM) * ceil_div(g.n, BN);
-    if (p.cluster) {
-        // Persistent clusters: as many as run at once, at most one per tile; a cluster's
-        // blocks are consecutive in the grid, block b is rank b % splits.
-        const int capacity = cluster_capacity<wgmma_kernel<BM, BN, Bf16, BKMajor>>(p.splits, Cfg::kThreads,
-                                                                                  Cfg::kSmemBytes);
-        if (capacity < 1) return cudaErrorInvalidConfiguration;
-        attrs[config.numAttrs].id = cudaLaunchAttributeClusterDimension;
-        attrs[config.numAttrs].val.clusterDim.x = unsigned(p.splits);
-        attrs[config.numAttrs].val.clusterDim.y = 1, attrs[config.numAttrs++].val.clusterDim.z = 1;
-        config.gridDim = dim3(unsigned((tiles < capacity ? tiles : capacity) * p.splits));
-        return cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
-    }
+    cudaLaunchAttribute attr;
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    config.attrs = &attr;
+    config.numAttrs = choice.overlapped ? 1 : 0;
     // Persistent: one block per SM, at most one per unit.
-    const int64_t units = tiles * p.splits;
+    const int64_t units = ceil_div(g.m, BM) * ceil_div(g.n, BN) * p.splits;
     config.gridDim = dim3(unsigned(units < sms ? units : sms));
     err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
     if (err != cudaSuccess || p.splits == 1) return err;
@@ -862,8 +693,6 @@ struct Variant {
     const char *name;
     int bm, bn;
     Launcher fn[2][2];  // [bf16][B contiguous along K]
-    int (*capacity)(int, int, int);  // cluster_capacity of its kernel (the same for each type and layout)
-    int threads, smem;
 };
 template <int BM, int BN>
 constexpr Variant variant(const char *name) {
@@ -871,10 +700,7 @@ constexpr Variant variant(const char *name) {
             BM,
             BN,
             {{launch<BM, BN, false, false>, launch<BM, BN, false, true>},
-             {launch<BM, BN, true, false>, launch<BM, BN, true, true>}},
-            cluster_capacity<wgmma_kernel<BM, BN, true, false>>,
-            Config<BM, BN>::kThreads,
-            Config<BM, BN>::kSmemBytes};
+             {launch<BM, BN, true, false>, launch<BM, BN, true, true>}}};
 }
 enum : int { k128x256, k64x256, k64x128, k64x64 };
 const Variant kVariants[] = {
@@ -888,9 +714,7 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
 // per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
 // each piece at least kMinSplitKTiles k-tiles deep. direct_store: C from registers rather
-// than through TMA stores. cluster: a split's pieces summed in a cluster of `splits` blocks
-// (where the device can run such clusters; else, and with cluster false, through the
-// workspace and a second kernel). The rows come from the benchmark's sweep
+// than through TMA stores. The rows come from the benchmark's sweep
 // (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape). Measured on
 // the H200, 2026-12-02, bf16, % of cuBLAS: 16x4096x4096 90%, 64x4096x4096 85%,
 // 128x4096x4096 106%, 1024^3 104%, 2048^3 100%, 4096^3 89-97%, 8192^3 100-102%.
@@ -898,26 +722,18 @@ struct PlanRow {
     int64_t max_m;
     double max_waves;
     int variant, max_splits;
-    bool direct_store, cluster;
+    bool direct_store;
 };
 constexpr double kAny = 1e30;
 constexpr int64_t kAnyM = int64_t(1) << 62;
 constexpr int kMinSplitKTiles = 4;
 constexpr PlanRow kPlan[] = {
-    {16, kAny, k64x256, 8, false, true},      // M <= 16 (16x4096x4096): B streamed by every SM, K split 8 ways
-    {64, kAny, k64x64, 2, false, true},       // M <= 64 (64x4096x4096)
-    {128, kAny, k64x64, 1, false, true},      // M <= 128 (128x4096x4096)
-    {kAnyM, 0.5, k64x128, 1, false, true},    // small products (1024^3)
-    {kAnyM, kAny, k128x256, 1, false, true},  // about a wave and more (2048^3 .. 8192^3)
+    {16, kAny, k64x256, 8, false},      // M <= 16 (16x4096x4096): B streamed by every SM, K split 8 ways
+    {64, kAny, k64x64, 2, false},       // M <= 64 (64x4096x4096)
+    {128, kAny, k64x64, 1, false},      // M <= 128 (128x4096x4096)
+    {kAnyM, 0.5, k64x128, 1, false},    // small products (1024^3)
+    {kAnyM, kAny, k128x256, 1, false},  // about a wave and more (2048^3 .. 8192^3)
 };
-
-// Whether the device runs clusters of the blocks that sum this choice's K pieces.
-bool cluster_fits(const GemmArgs &g, const WgmmaChoice &c) {
-    int per = 0, pieces = 0;
-    split_shape(g, c.splits, per, pieces);
-    const Variant &v = kVariants[c.variant];
-    return pieces > 1 && pieces <= kMaxClusterSplits && v.capacity(pieces, v.threads, v.smem) > 0;
-}
 
 WgmmaChoice choose(const GemmArgs &g, int sms) {
     const double waves = double(ceil_div(g.m, 128) * ceil_div(g.n, 256)) / sms;
@@ -932,12 +748,6 @@ WgmmaChoice choose(const GemmArgs &g, int sms) {
         if (splits > deep) splits = deep;
         WgmmaChoice c;
         c.variant = variant, c.splits = splits < 1 ? 1 : int(splits), c.direct_store = row.direct_store;
-        if (row.cluster && c.splits > 1) {
-            // Clusters are placed within a GPC, so fewer of them may run at once than the SMs
-            // suggest: fewer pieces where the tiles' clusters would not all run together.
-            while (c.splits > 2 && units > kVariants[variant].capacity(c.splits, v.threads, v.smem)) --c.splits;
-            c.cluster = cluster_fits(g, c);
-        }
         return c;
     }
     return WgmmaChoice{};
@@ -971,12 +781,7 @@ const char *wgmma_variant_name(int variant) {
 WgmmaChoice wgmma_choose(const GemmArgs &g, int sms) { return wgmma_detail::choose(g, sms); }
 
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice) {
-    return size_t(wgmma_detail::workspace_bytes(g, choice.splits, choice.cluster));
-}
-
-bool wgmma_cluster_fits(const GemmArgs &g, WgmmaChoice choice) {
-    using namespace wgmma_detail;
-    return choice.variant >= 0 && choice.variant < kVariantCount && cluster_fits(g, choice);
+    return size_t(wgmma_detail::workspace_bytes(g, choice.splits));
 }
 
 cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choice, void *workspace,

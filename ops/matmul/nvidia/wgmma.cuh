@@ -19,12 +19,10 @@ namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
 bool wgmma_supports(const GemmArgs &g, oprt_dtype_t dtype);
 
 // How to run one problem: a compiled kernel variant (tile shape), how many ways K
-// is split and how the pieces are summed, and launch options.
+// is split (f32 partial sums in a workspace, then a reduce kernel), and launch options.
 struct WgmmaChoice {
     int variant = 0;
     int splits = 1;             // 1 .. 16; fewer run where K has fewer k-tiles
-    bool cluster = false;       // splits > 1: the pieces are summed in a thread-block cluster (no
-                                // workspace; see wgmma_cluster_fits), else in a workspace by a second kernel
     bool direct_store = false;  // C from registers to global memory even where TMA could store it
     bool overlapped = true;     // programmatic dependent launch (overlaps the previous kernel's tail)
 };
@@ -33,12 +31,8 @@ struct WgmmaChoice {
 // in wgmma.cu.
 WgmmaChoice wgmma_choose(const GemmArgs &g, int sms);
 
-// Device workspace the choice needs (0 when K is not split or the cluster sums it); any alignment.
+// Device workspace the choice needs (0 when K is not split); any alignment.
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice);
-
-// Whether the current device runs the clusters a cluster choice needs (a cluster of the
-// K pieces of one tile; above 8 blocks only where the device schedules such clusters).
-bool wgmma_cluster_fits(const GemmArgs &g, WgmmaChoice choice);
 
 // Enqueues C = A @ B on `stream`; call only where wgmma_supports(g, dtype). `workspace`: at
 // least wgmma_workspace_bytes(g, choice) bytes (may be null when that is 0).

@@ -454,50 +454,5 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingFallbacks) {
     check_matmul(f32, {{64, 1000}}, {{1000, 520}, {}, 2});        // b misaligned
 }
 
-// ---- matmul: wgmma's K split, summed in a cluster or through the workspace ---------
-
-// Whether the current device is compute capability 9.0 (the wgmma kernels' target).
-bool hopper() {
-    int device = 0, major = 0, minor = 0;
-    return cudaGetDevice(&device) == cudaSuccess &&
-           cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-           cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
-           major == 9 && minor == 0;
-}
-
-// f16 / bf16 skinny products on Hopper: the plan splits K over 64-row tiles and sums the
-// pieces in a cluster of blocks, one block per piece (no workspace). Every split count the
-// plan picks: 2 .. 8 pieces on 64x256 tiles (M <= 16), where K = 256 s - 3 (odd, rows padded
-// to 8 values) caps the count at s with three column tiles; 2 on 64x64 tiles (M <= 64).
-// Odd M, N and K; C strided or with padded rows. OPRT_DISABLE_CLUSTERS=1: the same splits
-// summed through the workspace by a second kernel.
-TEST_F(NvidiaPlanPaths, MatmulWgmmaSplitK) {
-    if (!hopper()) {
-        std::printf("[  SKIPPED ] the wgmma kernels need a compute capability 9.0 GPU\n");
-        GTEST_SKIP() << "the wgmma kernels need a compute capability 9.0 GPU";
-    }
-    ExpectKernel k("wgmma");
-    for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
-        for (int64_t s = 2; s <= 8; ++s) {
-            const int64_t kk = 256 * s - 3, m = s % 2 ? 11 : 16;
-            const Spec a{{m, kk}, {256 * s, 1}}, b{{kk, 520}};
-            EXPECT_EQ(matmul_workspace(dt, a, b), 0u) << "k " << kk << ": the pieces should be summed in a cluster";
-            check_matmul(dt, a, b);
-        }
-        const Spec a64{{64, 4093}, {4096, 1}}, b64{{4093, 1000}};
-        EXPECT_EQ(matmul_workspace(dt, a64, b64), 0u);
-        check_matmul(dt, a64, b64);
-        check_matmul(dt, {{40, 4093}, {4096, 1}}, {{4093, 1000}}, {1008, 1});  // C rows padded
-        check_matmul(dt, {{16, 2045}, {2048, 1}}, {{2045, 520}}, {1040, 2});   // C strided: single stores
-        check_matmul(dt, {{16, 4096}}, {{4096, 4096}, {1, 4096}});             // B column-major
-        {
-            ScopedEnv no_clusters("OPRT_DISABLE_CLUSTERS", "1");
-            EXPECT_GT(matmul_workspace(dt, a64, b64), 0u) << "without clusters the pieces go through the workspace";
-            check_matmul(dt, a64, b64);
-            check_matmul(dt, {{11, 2045}, {2048, 1}}, {{2045, 520}});
-        }
-    }
-}
-
 }  // namespace
 }  // namespace nvt
