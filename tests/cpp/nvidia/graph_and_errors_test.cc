@@ -454,5 +454,33 @@ TEST_F(NvidiaHostPointers, AutoBackendPicksNvidiaForDeviceMemory) {
     oprt_destroy_copy_descriptor(d);
 }
 
+TEST_F(NvidiaHostPointers, ManagedMemoryIsAccepted) {
+    // Managed memory (cudaMallocManaged) is reachable from the GPU: accepted as input
+    // and output, next to device memory; the launch goes to the caller's device.
+    const int64_t n = 1003;
+    float *in = nullptr, *out = nullptr;
+    NVT_CUDA_OK(cudaMallocManaged(&in, n * 4));
+    NVT_CUDA_OK(cudaMallocManaged(&out, n * 4));
+    for (int64_t i = 0; i < n; ++i) in[i] = float(i % 7) - 3.0f, out[i] = std::nanf("");
+    DeviceBuffer dev_out(n * 4);
+    oprt_tensor_view_t v = view_1d(n);
+    v.data = out;
+    oprt_relu_descriptor_t d;
+    NVT_OPRT_OK(oprt_create_relu_descriptor(&d, &v, &v, 0.5f));
+    NVT_OPRT_OK(oprt_execute_relu(d, nullptr, 0, out, in, nullptr));           // managed -> managed
+    NVT_OPRT_OK(oprt_execute_relu(d, nullptr, 0, dev_out.get(), in, nullptr));  // managed -> device
+    NVT_CUDA_OK(cudaDeviceSynchronize());
+    std::vector<float> back(n);
+    NVT_CUDA_OK(cudaMemcpy(back.data(), dev_out.get(), n * 4, cudaMemcpyDeviceToHost));
+    for (int64_t i = 0; i < n; ++i) {
+        const float want = in[i] > 0.0f ? in[i] : 0.5f * in[i];
+        ASSERT_EQ(out[i], want) << "managed output, element " << i;
+        ASSERT_EQ(back[i], want) << "device output, element " << i;
+    }
+    oprt_destroy_relu_descriptor(d);
+    NVT_CUDA_OK(cudaFree(in));
+    NVT_CUDA_OK(cudaFree(out));
+}
+
 }  // namespace
 }  // namespace nvt
