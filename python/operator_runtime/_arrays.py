@@ -254,7 +254,7 @@ class _TorchKind:
     def launch(self, device, workspace, fn):
         if device[0] == "cpu":
             return fn(None)
-        if self._current_device() != device[1]:  # the C library launches on the current device
+        if self._current_device() != device[1]:  # the TileLang kernels launch on the current device
             with self.torch.cuda.device(device[1]):
                 return self.launch(device, workspace, fn)
         stream = self._stream(device[1])
@@ -300,7 +300,7 @@ class _CupyKind:
         return Workspace(memory, memory.ptr)
 
     def launch(self, device, workspace, fn):
-        with self.cupy.cuda.Device(device[1]):  # the C library launches on the current device
+        with self.cupy.cuda.Device(device[1]):  # the TileLang kernels launch on the current device
             return fn(self.cupy.cuda.get_current_stream().ptr)
 
 
