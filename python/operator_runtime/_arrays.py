@@ -300,7 +300,7 @@ class _CupyKind:
         return Workspace(memory, memory.ptr)
 
     def launch(self, device, workspace, fn):
-        with self.cupy.cuda.Device(device[1]):  # the TileLang kernels launch on the current device
+        with self.cupy.cuda.Device(device[1]):  # and its current stream
             return fn(self.cupy.cuda.get_current_stream().ptr)
 
 
