@@ -4,7 +4,7 @@
 //   camp_sgemm_bench [--check-only] [--quick] [--big] [--list]
 //
 // cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH (full f32 products, no TF32), the reference
-// and the peer. Shapes (M x N x K): 2048^3, 4096^3 (and 8192^3 with --big), skinny
+// and the peer. Shapes (M x N x K): 4096^3, 2048^3, 1024^3 (and 8192^3 with --big), skinny
 // 16|64|128 x 4096 x 4096, and odd sizes (no dimension a multiple of any tile). A and B are
 // row-major with leading dimensions rounded up to 4 (what the kernel's vector loads need);
 // the padding holds NaN, so a kernel reading outside its matrix fails. C is NaN-poisoned
@@ -12,17 +12,20 @@
 //
 // Candidates: every configuration below (the library's, from warp_tiling_plan.h, then
 // extra ones; tiles under 64 rows only where M < 1024) with each K split that can help (the
-// blocks stay under 4 waves of the SMs; each piece at least 2 slices deep); "plan" is what
-// the library's table picks. Each is
-// checked against cuBLAS (and, on odd shapes, against a float64 GPU reference): error =
-// max over elements of |x - ref| / max(|ref|, rms), rms = sqrt(K) / 3 (inputs uniform in
-// [-1, 1]), must be below 1e-4. Then it is timed as cuBLAS is: a CUDA graph of 20 launches
-// replayed 7 times, the median (graph_timing.cuh). Per shape the program prints the
-// fastest candidate and the plan's pick, and at the end a summary with, for each winner
-// that is not a library configuration, the line to paste into kWarpTilingConfigs.
+// blocks stay under 4 waves of the SMs; each piece at least 2 slices deep), the pieces
+// summed either through workspace slabs and a second kernel (label /sN) or in a
+// thread-block cluster (/sNc, sm_90, at most 16 pieces); "plan" is what the library's
+// table picks. Each is checked against cuBLAS (and, on odd shapes, against a float64 GPU
+// reference): error = max over elements of |x - ref| / max(|ref|, rms), rms = sqrt(K) / 3
+// (inputs uniform in [-1, 1]), must be below 1e-4. Then it is timed as cuBLAS is: a CUDA
+// graph of 20 launches replayed 7 times, the median (graph_timing.cuh). Per shape the
+// program prints the fastest candidate and the plan's pick, and at the end a summary with,
+// for each winner that is not a library configuration, the line to paste into
+// kWarpTilingConfigs.
 //
-// --check-only: no timing, and only the odd and small shapes (for compute-sanitizer).
-// --quick: 4096^3, 128x4096x4096 and the odd shapes. --list: the candidates.
+// --check-only: no timing, and only the odd and small shapes, splits included (for
+// compute-sanitizer). --quick: 4096^3, 64 and 128 x 4096 x 4096 and the odd shapes.
+// --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -50,18 +53,33 @@ using oprt::matmul::kWarpTilingConfigs;
 using oprt::matmul::WarpTilingShape;
 namespace gk = oprt::matmul::gpu_kernels;
 
-// Configurations tried besides the library's (BM, BN, BK, WM, WN, TM, TN, blocks per SM).
+// Configurations tried besides the library's (BM, BN, BK, WM, WN, TM, TN, blocks per SM,
+// stages: 0 = next slice through registers, S = a ring of S buffers filled by cp.async).
 constexpr WarpTilingShape kExtra[] = {
-    {128, 128, 8, 64, 32, 8, 8, 2},    // 256 threads, 8 x 8 a lane, two blocks an SM
-    {128, 128, 8, 32, 64, 8, 8, 2},    // warps of 32 x 64 (lanes 4 x 8)
-    {256, 128, 8, 64, 64, 16, 8, 1},
-    {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 64 x 64 warp tiles
-    {128, 128, 16, 64, 64, 8, 16, 2},
-    {128, 64, 8, 64, 32, 8, 8, 3},
-    {64, 128, 8, 64, 32, 8, 8, 3},
-    {64, 64, 16, 32, 32, 4, 8, 4},
-    {32, 64, 16, 32, 16, 4, 4, 4},
-    {16, 256, 16, 16, 64, 4, 8, 3},
+    // register form
+    {128, 256, 16, 64, 64, 8, 16, 1, 0},  // the large tile, 16-deep slices
+    {128, 128, 8, 64, 32, 8, 8, 2, 0},    // 256 threads, 8 x 8 a lane, two blocks an SM
+    {256, 128, 8, 64, 64, 16, 8, 1, 0},
+    {128, 128, 16, 64, 64, 8, 16, 2, 0},  // 128 threads, 64 x 64 warp tiles
+    {64, 128, 8, 64, 32, 8, 8, 3, 0},
+    {64, 64, 16, 32, 32, 4, 8, 4, 0},
+    {16, 256, 16, 16, 64, 4, 8, 3, 0},
+    // cp.async rings
+    {128, 256, 8, 64, 64, 8, 16, 1, 3},
+    {128, 256, 8, 64, 64, 8, 16, 1, 4},
+    {128, 256, 16, 64, 64, 8, 16, 1, 2},
+    {256, 128, 8, 64, 64, 16, 8, 1, 3},
+    {256, 128, 8, 64, 64, 16, 8, 1, 4},
+    {128, 128, 8, 64, 32, 8, 8, 2, 3},
+    {128, 128, 8, 64, 32, 8, 8, 2, 4},
+    {128, 128, 16, 64, 32, 8, 8, 2, 3},
+    {128, 128, 8, 32, 64, 8, 8, 2, 3},
+    {128, 128, 16, 64, 64, 8, 16, 2, 3},
+    {64, 128, 16, 64, 32, 8, 8, 3, 3},
+    {64, 128, 8, 64, 32, 8, 8, 3, 4},
+    {32, 128, 16, 32, 32, 4, 8, 4, 3},
+    {16, 128, 16, 16, 32, 4, 4, 4, 3},
+    {32, 64, 16, 32, 16, 4, 4, 4, 3},
 };
 constexpr int kExtraCount = int(sizeof(kExtra) / sizeof(kExtra[0]));
 constexpr int kCandidates = kWarpTilingConfigCount + kExtraCount;
@@ -71,35 +89,65 @@ constexpr WarpTilingShape candidate(int i) {
 }
 template <int I>
 using Cfg = gk::WarpTiling<candidate(I).bm, candidate(I).bn, candidate(I).bk, candidate(I).wm, candidate(I).wn,
-                           candidate(I).tm, candidate(I).tn, candidate(I).min_blocks>;
+                           candidate(I).tm, candidate(I).tn, candidate(I).min_blocks, candidate(I).stages>;
 
+// Per candidate: the slab-form launcher, the cluster-form launcher, both kernels, and the
+// cluster form's shared memory.
 using Launcher = void (*)(const GemmArgs &, bool, int, void *, cudaStream_t);
+using ClusterLauncher = cudaError_t (*)(const GemmArgs &, bool, int, cudaStream_t);
+struct Candidate {
+    Launcher launch;
+    ClusterLauncher launch_cluster;
+    const void *kernel, *cluster_kernel;
+    size_t cluster_smem;
+};
 template <int... I>
-constexpr std::array<Launcher, sizeof...(I)> launchers(std::integer_sequence<int, I...>) {
-    return {&gk::launch_warp_tiling<Cfg<I>, float>...};
+std::array<Candidate, sizeof...(I)> candidates(std::integer_sequence<int, I...>) {
+    return {Candidate{&gk::launch_warp_tiling<Cfg<I>, float>, &gk::launch_warp_tiling_cluster<Cfg<I>, float>,
+                      reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float, false>),
+                      gk::warp_tiling_cluster_kernel<Cfg<I>, float>(), Cfg<I>::smem_bytes(true)}...};
 }
-constexpr auto kLaunchers = launchers(std::make_integer_sequence<int, kCandidates>{});
-template <int... I>
-std::array<const void *, sizeof...(I)> kernels(std::integer_sequence<int, I...>) {
-    return {reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float>)...};
-}
+const auto kRuns = candidates(std::make_integer_sequence<int, kCandidates>{});
 
 std::string name(const WarpTilingShape &s) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%dx%dx%d/w%dx%d/t%dx%d/b%d", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn, s.min_blocks);
+    std::snprintf(buf, sizeof buf, "%dx%dx%d/w%dx%d/t%dx%d/b%d%s", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn,
+                  s.min_blocks, s.stages ? ("/a" + std::to_string(s.stages)).c_str() : "");
     return buf;
 }
 std::string line(const WarpTilingShape &s) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "{%d, %d, %d, %d, %d, %d, %d, %d}", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn,
-                  s.min_blocks);
+    std::snprintf(buf, sizeof buf, "{%d, %d, %d, %d, %d, %d, %d, %d, %d}", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn,
+                  s.min_blocks, s.stages);
     return buf;
 }
 int threads(const WarpTilingShape &s) { return (s.bm / s.wm) * (s.bn / s.wn) * 32; }
 
 bool g_timing = true;
 int g_sms = 1;
-std::array<bool, kCandidates> g_dead{};  // configs whose launch failed
+bool g_clusters = false;                          // compute capability 9.0 or newer
+std::array<std::array<bool, 2>, kCandidates> g_dead{};  // [config][cluster form]: its launch failed
+
+// Whether clusters of `pieces` blocks of candidate c's cluster kernel can run here.
+bool cluster_fits(int c, int pieces) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(pieces), 1, 1);
+    config.blockDim = dim3(unsigned(threads(candidate(c))), 1, 1);
+    config.dynamicSmemBytes = kRuns[size_t(c)].cluster_smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(pieces);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    int n = 0;
+    if (cudaOccupancyMaxActiveClusters(&n, kRuns[size_t(c)].cluster_kernel, &config) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return n > 0;
+}
 
 // C[i][j] summed in float64, one thread each.
 __global__ void reference64(GemmArgs g, double *ref) {
@@ -188,11 +236,15 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         std::string name;
         int config;  // candidate index
         int splits;
+        bool cluster;  // pieces summed in a cluster, not through slabs
         bool plan;
     };
     std::vector<Run> runs;
-    const oprt::matmul::WarpTilingChoice pick = oprt::matmul::warp_tiling_choose(sh.m, sh.n, sh.k, g_sms);
-    runs.push_back({"plan", pick.config, pick.splits, true});
+    oprt::matmul::WarpTilingChoice pick = oprt::matmul::warp_tiling_choose(sh.m, sh.n, sh.k, g_sms, g_clusters);
+    if (pick.cluster)  // as the library: slabs where such clusters do not fit
+        pick.cluster = cluster_fits(pick.config, oprt::matmul::split_shape(sh.k, candidate(pick.config).bk,
+                                                                           pick.splits).pieces);
+    runs.push_back({"plan", pick.config, pick.splits, pick.cluster, true});
     for (int i = 0; i < kCandidates; ++i) {
         const WarpTilingShape s = candidate(i);
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
@@ -201,7 +253,13 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
             if (sh.odd ? (splits != 1 && splits != 3) : splits > 1 && (tiles * splits > 4 * int64_t(g_sms) ||
                                                                          sh.k / splits < 2 * s.bk))
                 continue;
-            runs.push_back({name(s), i, splits, false});
+            const int pieces = oprt::matmul::split_shape(sh.k, s.bk, splits).pieces;
+            runs.push_back({name(s), i, splits, false, false});
+            if (pieces > 1 && pieces <= oprt::matmul::kMaxClusterPieces && g_clusters) {
+                if (cluster_fits(i, pieces)) runs.push_back({name(s), i, splits, true, false});
+                else std::printf("%-16s %-30s clusters of %d blocks do not fit here: skipped\n", shape,
+                                 (name(s) + "/s" + std::to_string(pieces) + "c").c_str(), pieces);
+            }
         }
     }
 
@@ -209,26 +267,31 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
     best.shape = shape;
     best.blas_us = blas_s * 1e6;
     for (const Run &run : runs) {
-        if (g_dead[size_t(run.config)]) continue;
+        if (g_dead[size_t(run.config)][run.cluster]) continue;
         const WarpTilingShape s = candidate(run.config);
-        const size_t ws_bytes = gk::split_workspace_bytes(sh.m, sh.n, sh.k, s.bk, run.splits);
-        const gk::SplitShape split = gk::split_shape(sh.k, s.bk, run.splits);
+        const size_t ws_bytes = run.cluster ? 0 : gk::split_workspace_bytes(sh.m, sh.n, sh.k, s.bk, run.splits);
+        const oprt::matmul::SplitShape split = oprt::matmul::split_shape(sh.k, s.bk, run.splits);
         void *ws = workspace(ws_bytes);
         GemmArgs gc = g;
         gc.c = c;
         const bool vec_c = sh.n % 4 == 0;  // C dense: rows 16-byte aligned when N is a multiple of 4
-        auto launch = [&] { kLaunchers[size_t(run.config)](gc, vec_c, run.splits, ws, stream); };
+        const Candidate &cand = kRuns[size_t(run.config)];
+        auto launch = [&] {
+            if (run.cluster) (void)cand.launch_cluster(gc, vec_c, run.splits, stream);  // errors: cudaGetLastError
+            else cand.launch(gc, vec_c, run.splits, ws, stream);
+        };
         CK(cudaMemsetAsync(c, 0xFF, sh.m * sh.n * sizeof(float), stream));  // NaN everywhere
         if (ws_bytes) CK(cudaMemsetAsync(ws, 0xFF, ws_bytes, stream));
         launch();
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-        const std::string label = (run.plan ? "plan:" + name(s) : run.name) + "/s" + std::to_string(split.pieces);
+        const std::string label = (run.plan ? "plan:" + name(s) : run.name) + "/s" + std::to_string(split.pieces) +
+                                  (run.cluster ? "c" : "");
         if (e != cudaSuccess) {  // a launch error leaves the context usable: skip this config from now on
-            std::printf("%-16s %-30s ERROR %s: its remaining runs are skipped\n", shape, label.c_str(),
+            std::printf("%-16s %-30s ERROR %s: its remaining runs (this form) are skipped\n", shape, label.c_str(),
                         cudaGetErrorString(e));
             ++totals.fail;
-            g_dead[size_t(run.config)] = true;
+            g_dead[size_t(run.config)][run.cluster] = true;
             if (!context_alive()) {
                 std::printf("summary: the CUDA context is broken; stopping. pass %d fail %d\n", totals.pass,
                             totals.fail);
@@ -295,28 +358,42 @@ int main(int argc, char **argv) {
     std::printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
                 prop.multiProcessorCount);
     g_sms = prop.multiProcessorCount;
+    g_clusters = prop.major >= 9;
     // What each candidate compiled to: registers, spills (local memory), shared memory, and
-    // the blocks that fit on one SM.
-    const auto fns = kernels(std::make_integer_sequence<int, kCandidates>{});
+    // the blocks that fit on one SM; the same for its cluster form, which is allowed here
+    // its shared memory and cluster sizes above 8.
     for (int c = 0; c < kCandidates; ++c) {
-        cudaFuncAttributes attr;
-        CK(cudaFuncGetAttributes(&attr, fns[size_t(c)]));
-        int blocks = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fns[size_t(c)], threads(candidate(c)), 0));
-        std::printf("config %-30s %3d threads %3d registers %4zu B local %6zu B smem %d blocks/SM%s\n",
-                    name(candidate(c)).c_str(), threads(candidate(c)), attr.numRegs, attr.localSizeBytes,
-                    attr.sharedSizeBytes, blocks, c < kWarpTilingConfigCount ? " (library)" : "");
+        const Candidate &cand = kRuns[size_t(c)];
+        const size_t smem = candidate(c).stages > 0 ? size_t(candidate(c).stages) : 2;
+        const size_t pipe = smem * size_t(candidate(c).bk) * size_t(candidate(c).bm + candidate(c).bn) * sizeof(float);
+        for (int form = 0; form < (g_clusters ? 2 : 1); ++form) {
+            const void *fn = form ? cand.cluster_kernel : cand.kernel;
+            const size_t bytes = form ? cand.cluster_smem : pipe;
+            if (form) {
+                CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+                CK(cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+            }
+            cudaFuncAttributes attr;
+            CK(cudaFuncGetAttributes(&attr, fn));
+            int blocks = 0;
+            CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads(candidate(c)), bytes));
+            std::printf("config %-30s %-7s %3d threads %3d registers %4zu B local %6zu B smem %d blocks/SM%s\n",
+                        name(candidate(c)).c_str(), form ? "cluster" : "", threads(candidate(c)), attr.numRegs,
+                        attr.localSizeBytes, bytes, blocks, c < kWarpTilingConfigCount ? " (library)" : "");
+        }
     }
 
     const std::vector<Shape> odd = {{33, 65, 17, true},      {1000, 1001, 999, true}, {4097, 4095, 4099, true},
                                     {17, 4099, 4093, true},  {130, 260, 1000, true}};
     std::vector<Shape> shapes;
     if (!g_timing) {
-        shapes = {{64, 1024, 1024, false}, {16, 2048, 2048, false}, {256, 256, 256, false}};
+        // Split shapes (slabs and clusters, up to 16 pieces), then the odd ones.
+        shapes = {{64, 1024, 1024, false}, {16, 2048, 2048, false}, {128, 1024, 4096, false},
+                  {256, 256, 256, false}};
         for (const Shape &s : odd)
             if (s.m * s.n * s.k < int64_t(1) << 31) shapes.push_back(s);
     } else {
-        if (quick) shapes = {{4096, 4096, 4096, false}, {128, 4096, 4096, false}};
+        if (quick) shapes = {{4096, 4096, 4096, false}, {64, 4096, 4096, false}, {128, 4096, 4096, false}};
         else shapes = {{4096, 4096, 4096, false}, {2048, 2048, 2048, false}, {16, 4096, 4096, false},
                        {64, 4096, 4096, false},   {128, 4096, 4096, false},  {1024, 1024, 1024, false}};
         if (big) shapes.push_back({8192, 8192, 8192, false});
