@@ -495,11 +495,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) matmul_warp_ti
         for (int q = int(piece) * kThreads + t; q < kQuads; q += pieces * kThreads) {
             const int r = q / (BN / kVec), c = q % (BN / kVec) * kVec;
             const float *mine = &park[r * Cfg::kParkLd + c];
-            float4 sum = *reinterpret_cast<const float4 *>(dev::cluster_map(mine, 0u));
-            for (int p = 1; p < pieces; ++p) {
-                const float4 v = *reinterpret_cast<const float4 *>(dev::cluster_map(mine, unsigned(p)));
-                sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
-            }
+            float4 v[kMaxClusterPieces];  // all the loads first, then the adds: one remote latency
+#pragma unroll
+            for (int p = 0; p < kMaxClusterPieces; ++p)
+                if (p < pieces) v[p] = *reinterpret_cast<const float4 *>(dev::cluster_map(mine, unsigned(p)));
+            float4 sum = v[0];
+#pragma unroll
+            for (int p = 1; p < kMaxClusterPieces; ++p)
+                if (p < pieces) sum.x += v[p].x, sum.y += v[p].y, sum.z += v[p].z, sum.w += v[p].w;
             const float f[kVec] = {sum.x, sum.y, sum.z, sum.w};
             store4<T>(g, vec_c, row0 + r, col0 + c, f);
         }

@@ -23,8 +23,8 @@
 // for each winner that is not a library configuration, the line to paste into
 // kWarpTilingConfigs.
 //
-// --check-only: no timing, and only the odd and small shapes, splits included (for
-// compute-sanitizer). --quick: 4096^3, 64 and 128 x 4096 x 4096 and the odd shapes.
+// --check-only: no timing, and only the odd and small shapes, K split into 1, 3, 8 and 16
+// pieces (for compute-sanitizer). --quick: 4096^3, 64 and 128 x 4096 x 4096 and the odd shapes.
 // --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -58,9 +58,10 @@ namespace gk = oprt::matmul::gpu_kernels;
 constexpr WarpTilingShape kExtra[] = {
     // register form
     {128, 256, 16, 64, 64, 8, 16, 1, 0},  // the large tile, 16-deep slices
-    {128, 128, 8, 64, 32, 8, 8, 2, 0},    // 256 threads, 8 x 8 a lane, two blocks an SM
     {256, 128, 8, 64, 64, 16, 8, 1, 0},
-    {128, 128, 16, 64, 64, 8, 16, 2, 0},  // 128 threads, 64 x 64 warp tiles
+    {128, 128, 8, 64, 32, 8, 8, 2, 0},    // 256 threads, 8 x 8 a lane, two blocks an SM
+    {128, 128, 8, 64, 64, 8, 16, 2, 0},   // 128 threads, 64 x 64 warp tiles
+    {128, 64, 8, 64, 32, 8, 8, 3, 0},
     {64, 128, 8, 64, 32, 8, 8, 3, 0},
     {64, 64, 16, 32, 32, 4, 8, 4, 0},
     {16, 256, 16, 16, 64, 4, 8, 3, 0},
@@ -72,11 +73,10 @@ constexpr WarpTilingShape kExtra[] = {
     {256, 128, 8, 64, 64, 16, 8, 1, 4},
     {128, 128, 8, 64, 32, 8, 8, 2, 3},
     {128, 128, 8, 64, 32, 8, 8, 2, 4},
-    {128, 128, 16, 64, 32, 8, 8, 2, 3},
     {128, 128, 8, 32, 64, 8, 8, 2, 3},
-    {128, 128, 16, 64, 64, 8, 16, 2, 3},
-    {64, 128, 16, 64, 32, 8, 8, 3, 3},
+    {128, 128, 8, 64, 64, 8, 16, 2, 3},
     {64, 128, 8, 64, 32, 8, 8, 3, 4},
+    {64, 128, 16, 64, 32, 8, 8, 3, 3},
     {32, 128, 16, 32, 32, 4, 8, 4, 3},
     {16, 128, 16, 16, 32, 4, 4, 4, 3},
     {32, 64, 16, 32, 16, 4, 4, 4, 3},
@@ -248,11 +248,14 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
     for (int i = 0; i < kCandidates; ++i) {
         const WarpTilingShape s = candidate(i);
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
-        if (!sh.odd && sh.m >= 1024 && s.bm < 64) continue;  // small-M tiles on large products: time better spent
+        if (sh.m >= 1024 && s.bm < 64) continue;  // small-M tiles on large products: time better spent
         for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
             if (sh.odd ? (splits != 1 && splits != 3) : splits > 1 && (tiles * splits > 4 * int64_t(g_sms) ||
                                                                          sh.k / splits < 2 * s.bk))
                 continue;
+            // Under compute-sanitizer: whole K, an odd count, the largest portable and the
+            // largest non-portable cluster.
+            if (!g_timing && splits != 1 && splits != 3 && splits != 8 && splits != 16) continue;
             const int pieces = oprt::matmul::split_shape(sh.k, s.bk, splits).pieces;
             runs.push_back({name(s), i, splits, false, false});
             if (pieces > 1 && pieces <= oprt::matmul::kMaxClusterPieces && g_clusters) {
