@@ -175,6 +175,9 @@ struct Best {  // one shape's summary line
     double blas_us = 0, best_us = 0, plan_us = 0;
     std::string best, plan;
     int best_config = -1;
+    // The fastest run with K split, pieces summed through slabs / in a cluster.
+    std::string slabs, cluster;
+    double slabs_us = 0, cluster_us = 0;
 };
 
 int64_t round4(int64_t x) { return (x + 3) / 4 * 4; }
@@ -317,8 +320,13 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         ++(pass ? totals.pass : totals.fail);
         if (run.plan) {
             best.plan = label.substr(5), best.plan_us = sec * 1e6;
-        } else if (pass && (best.best.empty() || sec * 1e6 < best.best_us)) {
-            best.best = label, best.best_us = sec * 1e6, best.best_config = run.config;
+        } else if (pass) {
+            if (best.best.empty() || sec * 1e6 < best.best_us)
+                best.best = label, best.best_us = sec * 1e6, best.best_config = run.config;
+            if (run.cluster && (best.cluster.empty() || sec * 1e6 < best.cluster_us))
+                best.cluster = label, best.cluster_us = sec * 1e6;
+            if (!run.cluster && split.pieces > 1 && (best.slabs.empty() || sec * 1e6 < best.slabs_us))
+                best.slabs = label, best.slabs_us = sec * 1e6;
         }
     }
     if (g_timing && !best.best.empty()) {
@@ -428,6 +436,14 @@ int main(int argc, char **argv) {
             std::printf("%-16s %10.1f %-34s %10.1f %6.1f%% %-34s %10.1f %6.1f%%\n", b.shape.c_str(), b.blas_us,
                         b.best.c_str(), b.best_us, 100.0 * b.blas_us / b.best_us, b.plan.c_str(), b.plan_us,
                         100.0 * b.blas_us / b.plan_us);
+        std::printf("\nK split, fastest with the pieces summed through slabs and in a cluster:\n");
+        for (const Best &b : summary)
+            if (!b.slabs.empty() || !b.cluster.empty())
+                std::printf("%-16s %-34s %10.1f %6.1f%%   %-34s %10.1f %6.1f%%\n", b.shape.c_str(),
+                            b.slabs.empty() ? "-" : b.slabs.c_str(), b.slabs_us,
+                            b.slabs.empty() ? 0.0 : 100.0 * b.blas_us / b.slabs_us,
+                            b.cluster.empty() ? "-" : b.cluster.c_str(), b.cluster_us,
+                            b.cluster.empty() ? 0.0 : 100.0 * b.blas_us / b.cluster_us);
         std::printf("\nwinners not in the library (paste into kWarpTilingConfigs, warp_tiling_plan.h):\n");
         std::vector<int> shown;
         for (const Best &b : summary)
