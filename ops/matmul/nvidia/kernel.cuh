@@ -305,7 +305,10 @@ struct WarpTiling {
     static_assert(BK == 8 || BK == 16 || BK == 32, "slices of 8, 16 or 32");
     static_assert(BM % 32 == 0 || (BM & (BM - 1)) == 0, "the swizzle stays inside the tile");
     static_assert(Stages_ == 0 || Stages_ >= 2, "stages: 0 (registers) or a ring of 2 or more");
-    static_assert(kPipeFloats * sizeof(float) <= 48 * 1024, "buffers within the default 48 KB");
+    // Above the default 48 KB a kernel must be allowed its shared memory before it is
+    // launched (cudaFuncAttributeMaxDynamicSharedMemorySize): the caller's job.
+    static_assert(kPipeFloats * sizeof(float) <= 227 * 1024, "buffers within an SM's shared memory");
+    static constexpr bool kLargeSmem = kPipeFloats * sizeof(float) > 48 * 1024;
 };
 
 // How K is cut: pieces of k_piece (a multiple of BK) columns of A. Slab form: partial is
@@ -554,7 +557,13 @@ inline size_t split_workspace_bytes(int64_t m, int64_t n, int64_t k, int bk, int
 // Enqueues C = A @ B with config Cfg, K cut into `splits` pieces summed through
 // workspace slabs (at least split_workspace_bytes). Needs row-major A and B with rows a
 // multiple of 4 elements apart and 4-element-aligned pointers; vec_c: C stored as
-// vectors (see store4). Errors are left for cudaGetLastError.
+// vectors (see store4). Errors are left for cudaGetLastError. A config whose buffers
+// take more than 48 KB (Cfg::kLargeSmem) needs warp_tiling_kernel<Cfg, T>() allowed
+// Cfg::smem_bytes(false) of shared memory first.
+template <typename Cfg, typename T>
+const void *warp_tiling_kernel() {
+    return reinterpret_cast<const void *>(&matmul_warp_tiling_kernel<Cfg, T, false>);
+}
 template <typename Cfg, typename T>
 void launch_warp_tiling(const GemmArgs &g, bool vec_c, int splits, void *workspace, dev::stream_t stream) {
     const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);

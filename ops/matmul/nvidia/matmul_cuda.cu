@@ -153,12 +153,26 @@ oprt_status_t warp_tiling_cluster_fits(oprt_dtype_t dtype, int config, int piece
 }
 #endif
 
+// The kernels whose buffers take more than 48 KB, by config (nullptr: within 48 KB).
+template <typename T, int... C>
+constexpr auto warp_tiling_large_smem(std::integer_sequence<int, C...>) {
+    return std::array<std::pair<const void *, size_t>, sizeof...(C)>{std::pair<const void *, size_t>(
+        ProductionConfig<C>::kLargeSmem ? warp_tiling_kernel<ProductionConfig<C>, T>() : nullptr,
+        ProductionConfig<C>::smem_bytes(false))...};
+}
+
 template <typename T>
 oprt_status_t launch_warp_tiling(const MatmulPlan &p, const GemmArgs &g, bool vec_c, void *workspace,
                                  dev::stream_t stream) {
     static constexpr auto kLaunchers = warp_tiling_launchers<T>(std::make_integer_sequence<int, kWarpTilingConfigCount>{});
     const WarpTilingChoice c = warp_tiling_choice(p);
     if (!c.cluster) {
+        static const auto kLarge = warp_tiling_large_smem<T>(std::make_integer_sequence<int, kWarpTilingConfigCount>{});
+        const auto &large = kLarge[size_t(c.config)];
+        if (large.first != nullptr) {
+            const oprt_status_t s = gpu::allow_dynamic_smem(kOp, large.first, large.second);
+            if (s != OPRT_SUCCESS) return s;
+        }
         kLaunchers[size_t(c.config)](g, vec_c, c.splits, workspace, stream);
         return OPRT_SUCCESS;
     }

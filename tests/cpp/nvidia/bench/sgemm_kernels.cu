@@ -69,6 +69,8 @@ constexpr WarpTilingShape kExtra[] = {
     {128, 256, 8, 64, 64, 8, 16, 1, 3},
     {128, 256, 8, 64, 64, 8, 16, 1, 4},
     {128, 256, 16, 64, 64, 8, 16, 1, 2},
+    {128, 256, 16, 64, 64, 8, 16, 1, 3},  // 72 KB of buffers
+    {128, 256, 8, 64, 64, 8, 16, 1, 6},   // 72 KB
     {128, 256, 8, 64, 64, 16, 8, 1, 4},   // lanes 4 x 8
     {256, 128, 8, 64, 64, 16, 8, 1, 3},
     {256, 128, 8, 64, 64, 16, 8, 1, 4},
@@ -255,9 +257,10 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
         if (sh.m >= 1024 && s.bm < 64) continue;  // small-M tiles on large products: time better spent
         for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
-            if (sh.odd ? (splits != 1 && splits != 3) : splits > 1 && (tiles * splits > 4 * int64_t(g_sms) ||
-                                                                         sh.k / splits < 2 * s.bk))
-                continue;
+            // Splits that can help: the blocks stay under 4 waves, each piece 2 slices deep
+            // (odd shapes: whole K and 3 pieces only).
+            if (splits > 1 && (tiles * splits > 4 * int64_t(g_sms) || sh.k / splits < 2 * s.bk)) continue;
+            if (sh.odd && splits != 1 && splits != 3) continue;
             // Under compute-sanitizer: whole K, an odd count, the largest portable and the
             // largest non-portable cluster.
             if (!g_timing && splits != 1 && splits != 3 && splits != 8 && splits != 16) continue;
@@ -382,10 +385,9 @@ int main(int argc, char **argv) {
         for (int form = 0; form < (g_clusters ? 2 : 1); ++form) {
             const void *fn = form ? cand.cluster_kernel : cand.kernel;
             const size_t bytes = form ? cand.cluster_smem : pipe;
-            if (form) {
+            if (form || bytes > 48 * 1024)
                 CK(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-                CK(cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-            }
+            if (form) CK(cudaFuncSetAttribute(fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
             cudaFuncAttributes attr;
             CK(cudaFuncGetAttributes(&attr, fn));
             int blocks = 0;
