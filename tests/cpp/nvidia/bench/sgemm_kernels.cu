@@ -1,7 +1,7 @@
 // The f32 SIMT matmul (warp_tiling, ops/matmul/nvidia/kernel.cuh) against cuBLAS SGEMM:
 // correctness and speed of every candidate configuration and K split, run by hand on a GPU.
 //
-//   camp_sgemm_bench [--check-only] [--quick] [--big] [--list]
+//   camp_sgemm_bench [--check-only] [--quick] [--big] [--in-process] [--only I] [--list]
 //
 // cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH (full f32 products, no TF32), the reference
 // and the peer. Shapes (M x N x K): 4096^3, 2048^3, 1024^3 (and 8192^3 with --big), skinny
@@ -23,8 +23,12 @@
 // for each winner that is not a library configuration, the line to paste into
 // kWarpTilingConfigs.
 //
+// The timed sweep runs each shape in a process of its own (this program again, with
+// --only I): a kernel that faults breaks only that process's CUDA context, and the other
+// shapes still run; the summary comes at the end. --in-process: all in this process.
+//
 // --check-only: no timing, and only the odd and small shapes, K split into 1, 3, 8 and 16
-// pieces (for compute-sanitizer). --quick: 4096^3, 64 and 128 x 4096 x 4096 and the odd shapes.
+// pieces (for compute-sanitizer), in this process. --quick: 4096^3, 64 and 128 x 4096 x 4096 and the odd shapes.
 // --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -33,10 +37,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "ops/matmul/nvidia/kernel.cuh"
 #include "ops/matmul/nvidia/warp_tiling_plan.h"
@@ -346,35 +353,152 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
     std::fflush(stdout);
 }
 
+// The tables after the run: per shape the fastest candidate and the plan's pick, the
+// fastest slab and cluster sums, and the winners the library lacks.
+void print_summary(const std::vector<Best> &summary) {
+    if (summary.empty()) return;
+    std::printf("\n%-16s %10s %-34s %10s %7s %-34s %10s %7s\n", "MxNxK", "cuBLAS us", "best", "us", "%cuBLAS", "plan",
+                "us", "%cuBLAS");
+    for (const Best &b : summary)
+        std::printf("%-16s %10.1f %-34s %10.1f %6.1f%% %-34s %10.1f %6.1f%%\n", b.shape.c_str(), b.blas_us,
+                    b.best.c_str(), b.best_us, 100.0 * b.blas_us / b.best_us, b.plan.c_str(), b.plan_us,
+                    100.0 * b.blas_us / b.plan_us);
+    std::printf("\nK split, fastest with the pieces summed through slabs and in a cluster:\n");
+    for (const Best &b : summary)
+        if (!b.slabs.empty() || !b.cluster.empty())
+            std::printf("%-16s %-34s %10.1f %6.1f%%   %-34s %10.1f %6.1f%%\n", b.shape.c_str(),
+                        b.slabs.empty() ? "-" : b.slabs.c_str(), b.slabs_us,
+                        b.slabs.empty() ? 0.0 : 100.0 * b.blas_us / b.slabs_us, b.cluster.empty() ? "-" : b.cluster.c_str(),
+                        b.cluster_us, b.cluster.empty() ? 0.0 : 100.0 * b.blas_us / b.cluster_us);
+    std::printf("\nwinners not in the library (paste into kWarpTilingConfigs, warp_tiling_plan.h):\n");
+    std::vector<int> shown;
+    for (const Best &b : summary)
+        if (b.best_config >= kWarpTilingConfigCount) {
+            bool seen = false;
+            for (int c : shown) seen = seen || c == b.best_config;
+            if (!seen) std::printf("    %s,  // best at %s\n", line(candidate(b.best_config)).c_str(), b.shape.c_str());
+            shown.push_back(b.best_config);
+        }
+}
+
+// A shape's summary as one tab-separated line (from a shape's process to the first one).
+void write_best(std::FILE *f, const Best &b) {
+    auto text = [](const std::string &x) { return x.empty() ? std::string("-") : x; };
+    std::fprintf(f, "%s\t%.3f\t%s\t%.3f\t%s\t%.3f\t%s\t%.3f\t%s\t%.3f\t%d\n", b.shape.c_str(), b.blas_us,
+                 text(b.best).c_str(), b.best_us, text(b.plan).c_str(), b.plan_us, text(b.slabs).c_str(), b.slabs_us,
+                 text(b.cluster).c_str(), b.cluster_us, b.best_config);
+}
+bool read_best(const char *text, Best &b) {
+    char shape[64], best[96], plan[96], slabs[96], cluster[96];
+    if (std::sscanf(text, "%63[^\t]\t%lf\t%95[^\t]\t%lf\t%95[^\t]\t%lf\t%95[^\t]\t%lf\t%95[^\t]\t%lf\t%d", shape,
+                    &b.blas_us, best, &b.best_us, plan, &b.plan_us, slabs, &b.slabs_us, cluster, &b.cluster_us,
+                    &b.best_config) != 11)
+        return false;
+    auto field = [](const char *x) { return std::strcmp(x, "-") == 0 ? std::string() : std::string(x); };
+    b.shape = shape, b.best = field(best), b.plan = field(plan), b.slabs = field(slabs), b.cluster = field(cluster);
+    return true;
+}
+
+// The timed sweep, one process per shape: a kernel that faults breaks the CUDA context of
+// its process only, so the other shapes still run. Each process appends its summary line
+// to a file that this one prints at the end.
+int sweep_in_processes(const char *self, const std::vector<std::string> &flags, size_t shapes) {
+    char path[] = "/tmp/camp_sgemm_summary_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) {
+        std::printf("cannot create a summary file\n");
+        return 1;
+    }
+    close(fd);
+    // A kernel that never finishes (a barrier nobody reaches) stops its shape, not the sweep.
+    const bool limit = std::system("command -v timeout > /dev/null 2>&1") == 0;
+    int failed = 0;
+    for (size_t i = 0; i < shapes; ++i) {
+        std::string cmd = (limit ? "timeout -k 5 240 '" : "'") + std::string(self) + "'";
+        for (const std::string &f : flags) cmd += " " + f;
+        cmd += " --only " + std::to_string(i) + " --summary " + path;
+        std::fflush(stdout);
+        const int rc = std::system(cmd.c_str());
+        if (rc != 0) {
+            std::printf("shape %zu: its process ended with status %d\n", i, rc);
+            ++failed;
+        }
+    }
+    std::vector<Best> summary;
+    if (std::FILE *f = std::fopen(path, "r")) {
+        char text[1024];
+        while (std::fgets(text, sizeof text, f)) {
+            Best b;
+            if (read_best(text, b)) summary.push_back(b);
+        }
+        std::fclose(f);
+    }
+    std::remove(path);
+    print_summary(summary);
+    std::printf("summary: %zu shapes, %d with failures (see above)\n", shapes, failed);
+    return failed == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
-    bool quick = false, big = false;
+    bool quick = false, big = false, in_process = false;
+    long only = -1;
+    const char *summary_file = nullptr;
+    std::vector<std::string> flags;  // passed on to the shapes' processes
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--check-only") == 0) g_timing = false;
-        else if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-        else if (std::strcmp(argv[i], "--big") == 0) big = true;
+        else if (std::strcmp(argv[i], "--quick") == 0) quick = true, flags.push_back(argv[i]);
+        else if (std::strcmp(argv[i], "--big") == 0) big = true, flags.push_back(argv[i]);
+        else if (std::strcmp(argv[i], "--in-process") == 0) in_process = true;
+        else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = std::strtol(argv[++i], nullptr, 10);
+        else if (std::strcmp(argv[i], "--summary") == 0 && i + 1 < argc) summary_file = argv[++i];
         else if (std::strcmp(argv[i], "--list") == 0) {
             for (int c = 0; c < kCandidates; ++c)
                 std::printf("%-30s %3d threads %s%s\n", name(candidate(c)).c_str(), threads(candidate(c)),
                             line(candidate(c)).c_str(), c < kWarpTilingConfigCount ? "  (library)" : "");
             return 0;
         } else {
-            std::printf("usage: %s [--check-only] [--quick] [--big] [--list]\n", argv[0]);
+            std::printf("usage: %s [--check-only] [--quick] [--big] [--in-process] [--only I] [--list]\n", argv[0]);
             return 1;
         }
+    }
+    const std::vector<Shape> odd = {{33, 65, 17, true},      {1000, 1001, 999, true}, {4097, 4095, 4099, true},
+                                    {17, 4099, 4093, true},  {130, 260, 1000, true}};
+    std::vector<Shape> shapes;
+    if (!g_timing) {
+        // Split shapes (slabs and clusters, up to 16 pieces), then the odd ones.
+        shapes = {{64, 1024, 1024, false}, {16, 2048, 2048, false}, {128, 1024, 4096, false},
+                  {256, 256, 256, false}};
+        for (const Shape &s : odd)
+            if (s.m * s.n * s.k < int64_t(1) << 31) shapes.push_back(s);
+    } else {
+        if (quick) shapes = {{4096, 4096, 4096, false}, {64, 4096, 4096, false}, {128, 4096, 4096, false}};
+        else shapes = {{4096, 4096, 4096, false}, {2048, 2048, 2048, false}, {16, 4096, 4096, false},
+                       {64, 4096, 4096, false},   {128, 4096, 4096, false},  {1024, 1024, 1024, false}};
+        if (big) shapes.push_back({8192, 8192, 8192, false});
+        shapes.insert(shapes.end(), odd.begin(), odd.end());
+    }
+    if (only >= long(shapes.size())) {
+        std::printf("--only %ld: there are %zu shapes\n", only, shapes.size());
+        return 1;
     }
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         std::printf("skipped: no CUDA device visible\n");
         return 0;
     }
+    if (g_timing && only < 0 && !in_process) return sweep_in_processes(argv[0], flags, shapes.size());
+    if (only >= 0) shapes = {shapes[size_t(only)]};
+
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
-                prop.multiProcessorCount);
     g_sms = prop.multiProcessorCount;
     g_clusters = prop.major >= 9;
+    const bool first = only <= 0;  // the first process prints the device and the configs
+    if (first)
+        std::printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
+                    prop.multiProcessorCount);
     // What each candidate compiled to: registers, spills (local memory), shared memory, and
     // the blocks that fit on one SM; the same for its cluster form, which is allowed here
     // its shared memory and cluster sizes above 8.
@@ -392,27 +516,11 @@ int main(int argc, char **argv) {
             CK(cudaFuncGetAttributes(&attr, fn));
             int blocks = 0;
             CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads(candidate(c)), bytes));
-            std::printf("config %-30s %-7s %3d threads %3d registers %4zu B local %6zu B smem %d blocks/SM%s\n",
-                        name(candidate(c)).c_str(), form ? "cluster" : "", threads(candidate(c)), attr.numRegs,
-                        attr.localSizeBytes, bytes, blocks, c < kWarpTilingConfigCount ? " (library)" : "");
+            if (first)
+                std::printf("config %-30s %-7s %3d threads %3d registers %4zu B local %6zu B smem %d blocks/SM%s\n",
+                            name(candidate(c)).c_str(), form ? "cluster" : "", threads(candidate(c)), attr.numRegs,
+                            attr.localSizeBytes, bytes, blocks, c < kWarpTilingConfigCount ? " (library)" : "");
         }
-    }
-
-    const std::vector<Shape> odd = {{33, 65, 17, true},      {1000, 1001, 999, true}, {4097, 4095, 4099, true},
-                                    {17, 4099, 4093, true},  {130, 260, 1000, true}};
-    std::vector<Shape> shapes;
-    if (!g_timing) {
-        // Split shapes (slabs and clusters, up to 16 pieces), then the odd ones.
-        shapes = {{64, 1024, 1024, false}, {16, 2048, 2048, false}, {128, 1024, 4096, false},
-                  {256, 256, 256, false}};
-        for (const Shape &s : odd)
-            if (s.m * s.n * s.k < int64_t(1) << 31) shapes.push_back(s);
-    } else {
-        if (quick) shapes = {{4096, 4096, 4096, false}, {64, 4096, 4096, false}, {128, 4096, 4096, false}};
-        else shapes = {{4096, 4096, 4096, false}, {2048, 2048, 2048, false}, {16, 4096, 4096, false},
-                       {64, 4096, 4096, false},   {128, 4096, 4096, false},  {1024, 1024, 1024, false}};
-        if (big) shapes.push_back({8192, 8192, 8192, false});
-        shapes.insert(shapes.end(), odd.begin(), odd.end());
     }
 
     cublasHandle_t handle;
@@ -425,40 +533,24 @@ int main(int argc, char **argv) {
     }
     unsigned *stats = nullptr;
     CK(cudaMalloc(&stats, 2 * sizeof(unsigned)));
-    std::printf("%-16s %-30s %12s %14s %7s %9s %s\n", "MxNxK", "kernel (config/splits)", "time", "rate", "cuBLAS",
-                "max_err", "check");
+    if (first)
+        std::printf("%-16s %-30s %12s %14s %7s %9s %s\n", "MxNxK", "kernel (config/splits)", "time", "rate", "cuBLAS",
+                    "max_err", "check");
     Totals totals;
     std::vector<Best> summary;
     for (const Shape &s : shapes) run_shape(s, handle, stream, stats, totals, summary);
 
-    if (!summary.empty()) {
-        std::printf("\n%-16s %10s %-34s %10s %7s %-34s %10s %7s\n", "MxNxK", "cuBLAS us", "best", "us", "%cuBLAS",
-                    "plan", "us", "%cuBLAS");
-        for (const Best &b : summary)
-            std::printf("%-16s %10.1f %-34s %10.1f %6.1f%% %-34s %10.1f %6.1f%%\n", b.shape.c_str(), b.blas_us,
-                        b.best.c_str(), b.best_us, 100.0 * b.blas_us / b.best_us, b.plan.c_str(), b.plan_us,
-                        100.0 * b.blas_us / b.plan_us);
-        std::printf("\nK split, fastest with the pieces summed through slabs and in a cluster:\n");
-        for (const Best &b : summary)
-            if (!b.slabs.empty() || !b.cluster.empty())
-                std::printf("%-16s %-34s %10.1f %6.1f%%   %-34s %10.1f %6.1f%%\n", b.shape.c_str(),
-                            b.slabs.empty() ? "-" : b.slabs.c_str(), b.slabs_us,
-                            b.slabs.empty() ? 0.0 : 100.0 * b.blas_us / b.slabs_us,
-                            b.cluster.empty() ? "-" : b.cluster.c_str(), b.cluster_us,
-                            b.cluster.empty() ? 0.0 : 100.0 * b.blas_us / b.cluster_us);
-        std::printf("\nwinners not in the library (paste into kWarpTilingConfigs, warp_tiling_plan.h):\n");
-        std::vector<int> shown;
-        for (const Best &b : summary)
-            if (b.best_config >= kWarpTilingConfigCount) {
-                bool seen = false;
-                for (int c : shown) seen = seen || c == b.best_config;
-                if (!seen) std::printf("    %s,  // best at %s\n", line(candidate(b.best_config)).c_str(), b.shape.c_str());
-                shown.push_back(b.best_config);
-            }
+    if (summary_file != nullptr) {
+        if (std::FILE *f = std::fopen(summary_file, "a")) {
+            for (const Best &b : summary) write_best(f, b);
+            std::fclose(f);
+        }
+    } else {
+        print_summary(summary);
     }
     CK(cudaFree(stats));
     cublasDestroy(handle);
     CK(cudaStreamDestroy(stream));
-    std::printf("summary: pass %d fail %d\n", totals.pass, totals.fail);
+    std::printf("%s: pass %d fail %d\n", summary_file ? "shape" : "summary", totals.pass, totals.fail);
     return totals.fail == 0 ? 0 : 1;
 }
