@@ -1,7 +1,7 @@
 // The f32 SIMT matmul (warp_tiling, ops/matmul/nvidia/kernel.cuh) against cuBLAS SGEMM:
 // correctness and speed of every candidate configuration and K split, run by hand on a GPU.
 //
-//   camp_sgemm_bench [--check-only] [--quick] [--big] [--in-process] [--only I] [--list]
+//   camp_sgemm_bench [--check-only] [--quick] [--big] [--library] [--in-process] [--only I] [--list]
 //
 // cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH (full f32 products, no TF32), the reference
 // and the peer. Shapes (M x N x K): 4096^3, 2048^3, 1024^3 (and 8192^3 with --big), skinny
@@ -28,7 +28,7 @@
 // shapes still run; the summary comes at the end. --in-process: all in this process.
 //
 // --check-only: no timing, and only the odd and small shapes, K split into 1, 3, 8 and 16
-// pieces (for compute-sanitizer), in this process. --quick: 4096^3, 64 and 128 x 4096 x 4096 and the odd shapes.
+// pieces (for compute-sanitizer), in this process. --library: the library's configs only. --quick: 4096^3, 64 and 128 x 4096 x 4096 and the odd shapes.
 // --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -135,6 +135,7 @@ std::string line(const WarpTilingShape &s) {
 int threads(const WarpTilingShape &s) { return (s.bm / s.wm) * (s.bn / s.wn) * 32; }
 
 bool g_timing = true;
+bool g_library_only = false;  // --library: the library's configs only
 int g_sms = 1;
 bool g_clusters = false;                          // compute capability 9.0 or newer
 std::array<std::array<bool, 2>, kCandidates> g_dead{};  // [config][cluster form]: its launch failed
@@ -259,7 +260,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         pick.cluster = cluster_fits(pick.config, oprt::matmul::split_shape(sh.k, candidate(pick.config).bk,
                                                                            pick.splits).pieces);
     runs.push_back({"plan", pick.config, pick.splits, pick.cluster, true});
-    for (int i = 0; i < kCandidates; ++i) {
+    for (int i = 0; i < (g_library_only ? kWarpTilingConfigCount : kCandidates); ++i) {
         const WarpTilingShape s = candidate(i);
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
         if (sh.m >= 1024 && s.bm < 64) continue;  // small-M tiles on large products: time better spent
@@ -451,6 +452,7 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--quick") == 0) quick = true, flags.push_back(argv[i]);
         else if (std::strcmp(argv[i], "--big") == 0) big = true, flags.push_back(argv[i]);
         else if (std::strcmp(argv[i], "--in-process") == 0) in_process = true;
+        else if (std::strcmp(argv[i], "--library") == 0) g_library_only = true, flags.push_back(argv[i]);
         else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = std::strtol(argv[++i], nullptr, 10);
         else if (std::strcmp(argv[i], "--summary") == 0 && i + 1 < argc) summary_file = argv[++i];
         else if (std::strcmp(argv[i], "--list") == 0) {
@@ -459,7 +461,7 @@ int main(int argc, char **argv) {
                             line(candidate(c)).c_str(), c < kWarpTilingConfigCount ? "  (library)" : "");
             return 0;
         } else {
-            std::printf("usage: %s [--check-only] [--quick] [--big] [--in-process] [--only I] [--list]\n", argv[0]);
+            std::printf("usage: %s [--check-only] [--quick] [--big] [--library] [--in-process] [--only I] [--list]\n", argv[0]);
             return 1;
         }
     }
