@@ -118,7 +118,7 @@ struct WarpTilingCluster {
     size_t smem;
 };
 template <typename T, int... C>
-constexpr auto warp_tiling_clusters(std::integer_sequence<int, C...>) {
+auto warp_tiling_clusters(std::integer_sequence<int, C...>) {
     return std::array<WarpTilingCluster, sizeof...(C)>{
         WarpTilingCluster{warp_tiling_cluster_kernel<ProductionConfig<C>, T>(),
                           &launch_warp_tiling_cluster<ProductionConfig<C>, T>, ProductionConfig<C>::kThreads,
@@ -155,7 +155,7 @@ oprt_status_t warp_tiling_cluster_fits(oprt_dtype_t dtype, int config, int piece
 
 // The kernels whose buffers take more than 48 KB, by config (nullptr: within 48 KB).
 template <typename T, int... C>
-constexpr auto warp_tiling_large_smem(std::integer_sequence<int, C...>) {
+auto warp_tiling_large_smem(std::integer_sequence<int, C...>) {
     return std::array<std::pair<const void *, size_t>, sizeof...(C)>{std::pair<const void *, size_t>(
         ProductionConfig<C>::kLargeSmem ? warp_tiling_kernel<ProductionConfig<C>, T>() : nullptr,
         ProductionConfig<C>::smem_bytes(false))...};
