@@ -281,7 +281,6 @@ struct WarpTiling {
     static constexpr int kSubM = kLaneRows * kVec, kSubN = kLaneCols * kVec;
     static constexpr int kAVecs = BM * BK / kVec, kBVecs = BK * BN / kVec;  // 4-vectors a slice
     static constexpr int kALoads = (kAVecs + kThreads - 1) / kThreads, kBLoads = (kBVecs + kThreads - 1) / kThreads;
-    static constexpr int kACopies = (BM * BK + kThreads - 1) / kThreads;  // asynchronous form: single elements
     // Shared memory, in floats: the buffers (A then B), and the parked f32 tile of the
     // cluster reduction (rows padded by 4 against bank conflicts) that reuses them.
     static constexpr int kBuffers = Stages_ > 0 ? Stages_ : 2;
@@ -384,19 +383,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) matmul_warp_ti
     };
 
     if constexpr (kAsync) {
-        // Global -> shared without registers. A element e of a slice: column e % 8 of the
-        // group of 8 (e / 8) / BM, row (e / 8) % BM: a warp copies 32-byte runs of 4 rows.
-        // B vector e: row e / (BN/4), columns (e % (BN/4)) * 4. Outside the matrix or the
-        // piece: zeros.
+        // Global -> shared without registers. A: thread t copies column q * 8 + t % 8 of
+        // rows t / 8 + j * kRowStep (every j, q), so a warp copies 32-byte runs of 4 rows;
+        // one pointer walks down the rows. B vector e: row e / (BN/4), columns
+        // (e % (BN/4)) * 4. Outside the matrix or the piece: zeros.
+        constexpr int kRowStep = kThreads / 8;
+        static_assert(BM % kRowStep == 0, "the copies of A cover whole tiles");
+        const int64_t row_step = int64_t(kRowStep) * g.a_row;
+        const int r0 = t / 8, kk = t % 8;
         auto issue = [&](int buf, int64_t p0) {
+            const float *row = a + (row0 + r0) * g.a_row + p0 + kk;
 #pragma unroll
-            for (int v = 0; v < Cfg::kACopies; ++v) {
-                const int e = t + v * kThreads;
-                if ((BM * BK) % kThreads != 0 && e >= BM * BK) break;
-                const int r = e / 8 % BM, k = e / 8 / BM * 8 + e % 8;
-                const bool in = row0 + r < g.m && p0 + k < k1;
-                const float *src = in ? a + (row0 + r) * g.a_row + p0 + k : a;
-                dev::copy_async_4_fill(As + (buf * BK + k) * BM + (r ^ Cfg::swizzle_async(k)), src, in ? 4 : 0);
+            for (int j = 0; j < BM / kRowStep; ++j, row += row_step) {
+                const int r = r0 + j * kRowStep;
+                const bool row_in = row0 + r < g.m;
+#pragma unroll
+                for (int q = 0; q < BK / 8; ++q) {
+                    const int k = q * 8 + kk;
+                    const bool in = row_in && p0 + k < k1;
+                    dev::copy_async_4_fill(As + (buf * BK + k) * BM + (r ^ Cfg::swizzle_async(k)), in ? row + q * 8 : a,
+                                           in ? 4 : 0);
+                }
             }
 #pragma unroll
             for (int v = 0; v < Cfg::kBLoads; ++v) {
