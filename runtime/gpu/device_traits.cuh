@@ -138,41 +138,6 @@ __device__ __forceinline__ void wait_copies() {
 #endif
 }
 
-// Copies that may read fewer bytes than they write: copy_async_16_fill reads the
-// first `bytes` (0, 4, 8, 12 or 16) of 16 and zero-fills the rest, copy_async_4_fill
-// reads 4 bytes or none (bytes 0: a zero). Nothing is read where bytes is 0, but gmem
-// must still be a valid address. Copies are grouped: commit_copies() closes the group
-// of the copies started since the last one; wait_copies_but<N>() returns once at most
-// N groups of this thread are still in flight (a ring of stages keeps N filling).
-__device__ __forceinline__ void copy_async_16_fill(void *smem, const void *gmem, int bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
-#else
-    for (int w = 0; w < 4; ++w)
-        static_cast<float *>(smem)[w] = 4 * w < bytes ? static_cast<const float *>(gmem)[w] : 0.0f;
-#endif
-}
-__device__ __forceinline__ void copy_async_4_fill(void *smem, const void *gmem, int bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(s), "l"(gmem), "r"(bytes) : "memory");
-#else
-    *static_cast<float *>(smem) = bytes > 0 ? *static_cast<const float *>(gmem) : 0.0f;
-#endif
-}
-__device__ __forceinline__ void commit_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void wait_copies_but() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
 // ---- Programmatic dependent launch (sm_90) -------------------------------------
 // A kernel launched with gpu::launch_overlapped may start while the kernel
 // before it in the stream is still finishing (its launch and prologue hide

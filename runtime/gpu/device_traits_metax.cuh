@@ -90,17 +90,6 @@ __device__ __forceinline__ void copy_async_16(void *smem, const void *gmem) {
     *static_cast<uint4 *>(smem) = *static_cast<const uint4 *>(gmem);
 }
 __device__ __forceinline__ void wait_copies() {}
-// The zero-filling copies (device_traits.cuh) and their groups, synchronous too.
-__device__ __forceinline__ void copy_async_16_fill(void *smem, const void *gmem, int bytes) {
-    for (int w = 0; w < 4; ++w)
-        static_cast<float *>(smem)[w] = 4 * w < bytes ? static_cast<const float *>(gmem)[w] : 0.0f;
-}
-__device__ __forceinline__ void copy_async_4_fill(void *smem, const void *gmem, int bytes) {
-    *static_cast<float *>(smem) = bytes > 0 ? *static_cast<const float *>(gmem) : 0.0f;
-}
-__device__ __forceinline__ void commit_copies() {}
-template <int N>
-__device__ __forceinline__ void wait_copies_but() {}
 
 // ---- Programmatic dependent launch: none on MetaX; kernels launch plainly ------
 __device__ __forceinline__ void wait_prior_grid() {}

@@ -7,14 +7,11 @@
 // mma_sync.cuh and wgmma.cuh.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "runtime/gpu/device_traits.cuh"
 #include "runtime/gpu/gpu_common.cuh"
 #include "ops/matmul/nvidia/gemm_args.h"
-#include "ops/matmul/nvidia/warp_tiling_plan.h"
 
 namespace oprt::matmul::gpu_kernels {
 
@@ -246,76 +243,51 @@ __global__ void __launch_bounds__(kThreads2) matmul_vectorized_kernel(GemmArgs g
 // WM x WN piece; a lane of the warp computes TM x TN elements as (TM/4) x (TN/4)
 // sub-blocks of 4 x 4 that lie kSubM rows and kSubN columns apart, so the lanes of a
 // warp read consecutive float4 of A and of B from shared memory (broadcasts, no bank
-// conflicts) and keep all their sums in registers. A is stored transposed (its columns
-// become rows of BM values), XOR-swizzled so that the transposing stores do not
-// conflict. Pipelining, two levels:
-// - global -> shared, one of two forms (the config's Stages):
-//   0: the next slice is loaded into registers while this one is computed, then stored
-//      to the other of two shared buffers (one barrier per slice);
-//   S >= 2 (f32): a ring of S buffers filled by asynchronous copies (cp.async: no
-//      registers held for them), S - 1 slices in flight while one is computed; A is
-//      copied element by element into its transposed place, B 16 bytes at a time;
-// - shared -> registers: the fragments of step k+1 are read while step k is multiplied.
-// Split-K: the grid may also cut K into pieces. Either each piece stores its f32 partial
-// tile into a workspace slab and matmul_splitk_sum_kernel adds the slabs in piece order,
-// or (kCluster, sm_90) the pieces of a tile are the blocks of one thread-block cluster:
-// each parks its partial tile in its own shared memory, and after a cluster barrier every
-// block adds a share of the tile's elements over all blocks (distributed shared memory),
-// in rank order, and stores C. Either way the sums are the same on every run. Tiles are
-// walked in groups of kGroupRows tile rows, column by column, so blocks running together
-// share B in L2.
+// conflicts) and keep all their sums in registers. Pipelining, three levels:
+// - global -> registers: the next slice is loaded while this one is computed, then
+//   stored to the other of two shared buffers (one barrier per slice);
+// - shared -> registers: the fragments of step k+1 are read while step k is multiplied;
+// - A is stored transposed (its columns become rows of BM values), with the columns
+//   XOR-swizzled by the slice row so that the transposing stores do not conflict.
+// Split-K: the grid may also cut K into pieces (blockIdx.x = piece * tiles + tile); each
+// piece stores its f32 partial tile into a workspace slab and matmul_splitk_sum_kernel
+// adds the slabs in piece order and rounds into C. Tiles are walked in groups of
+// kGroupRows tile rows, column by column, so blocks running together share B in L2.
 //
-// Config: block tile BM x BN x BK, warp tile WM x WN, lane tile TM x TN, the blocks per
-// SM the register budget is sized for (__launch_bounds__), and Stages. A "warp" here is
-// a group of 32 threads: correct for any hardware warp width.
+// Config: block tile BM x BN x BK, warp tile WM x WN, lane tile TM x TN, and the blocks
+// per SM the register budget is sized for (__launch_bounds__). A "warp" here is a group
+// of 32 threads: correct for any hardware warp width.
 constexpr int kGroup = 32;     // threads in a warp tile
 constexpr int kGroupRows = 8;  // tile rows walked together
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MinBlocks_, int Stages_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int TM_, int TN_, int MinBlocks_>
 struct WarpTiling {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, TM = TM_, TN = TN_;
-    static constexpr int kMinBlocks = MinBlocks_, kStages = Stages_;
+    static constexpr int kMinBlocks = MinBlocks_;
     static constexpr int kWarpCols = BN / WN;
     static constexpr int kThreads = (BM / WM) * kWarpCols * kGroup;
     static constexpr int kLaneRows = WM / TM, kLaneCols = WN / TN;  // lanes of a warp tile
     static constexpr int kSubM = kLaneRows * kVec, kSubN = kLaneCols * kVec;
     static constexpr int kAVecs = BM * BK / kVec, kBVecs = BK * BN / kVec;  // 4-vectors a slice
     static constexpr int kALoads = (kAVecs + kThreads - 1) / kThreads, kBLoads = (kBVecs + kThreads - 1) / kThreads;
-    // Shared memory, in floats: the buffers (A then B), and the parked f32 tile of the
-    // cluster reduction (rows padded by 4 against bank conflicts) that reuses them.
-    static constexpr int kBuffers = Stages_ > 0 ? Stages_ : 2;
-    static constexpr int kPipeFloats = kBuffers * BK * (BM + BN);
-    static constexpr int kParkLd = BN + kVec, kParkFloats = BM * kParkLd;
-    static constexpr size_t smem_bytes(bool cluster) {
-        return size_t(cluster && kParkFloats > kPipeFloats ? kParkFloats : kPipeFloats) * sizeof(float);
-    }
-    // The swizzles: slice row k holds A column r at r ^ swizzle(k), a multiple of 4, so
-    // float4 stay whole. Register form: a warp's transposing float4 stores cover 128 / BK
-    // rows x BK columns; shifting each group of 4 columns by a further 128 / BK puts the
-    // 32 stores in 32 banks. Asynchronous form: a warp's 32 single-element copies cover 4
-    // rows x 8 columns; shifting column k by 4 k puts them in 32 banks.
+    // The swizzle: slice row k holds A column r at r ^ swizzle(k). A warp's transposing
+    // stores cover 128 / BK rows x BK columns; shifting each group of 4 columns by a
+    // further 128 / BK puts the 32 stores in 32 banks. A multiple of 4: float4 stay whole.
     static constexpr int kSwizzleMask = BM >= 32 ? 31 : BM - 1;
     __device__ static int swizzle(int k) { return (k / kVec * (128 / BK)) & kSwizzleMask; }
-    __device__ static int swizzle_async(int k) { return (k % 8 * kVec) & kSwizzleMask; }
 
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % TM == 0 && WN % TN == 0, "tiles nest");
     static_assert(TM % kVec == 0 && TN % kVec == 0, "lane tiles are 4 x 4 sub-blocks");
     static_assert(kLaneRows * kLaneCols == kGroup, "a warp tile has 32 lanes");
     static_assert(BK == 8 || BK == 16 || BK == 32, "slices of 8, 16 or 32");
     static_assert(BM % 32 == 0 || (BM & (BM - 1)) == 0, "the swizzle stays inside the tile");
-    static_assert(Stages_ == 0 || Stages_ >= 2, "stages: 0 (registers) or a ring of 2 or more");
-    // Above the default 48 KB a kernel must be allowed its shared memory before it is
-    // launched (cudaFuncAttributeMaxDynamicSharedMemorySize): the caller's job.
-    static_assert(kPipeFloats * sizeof(float) <= 227 * 1024, "buffers within an SM's shared memory");
-    static constexpr bool kLargeSmem = kPipeFloats * sizeof(float) > 48 * 1024;
+    static_assert(2 * BK * (BM + BN) * 4 <= 48 * 1024, "static shared memory");
 };
 
-// How K is cut: pieces of k_piece (a multiple of BK) columns of A. Slab form: partial is
-// the workspace slabs (pieces x M x ldp floats, ldp = N rounded up to 4), nullptr when K
-// is not split or the pieces are summed in a cluster.
+// How K is cut: pieces of k_piece (a multiple of BK) columns of A; partial: the workspace
+// slabs (pieces x M x ldp floats, ldp = N rounded up to 4), nullptr when K is not split.
 struct SplitK {
     int64_t k_piece = 0;
-    int pieces = 1;
     float *partial = nullptr;
     int64_t ldp = 0;
 };
@@ -333,43 +305,81 @@ __device__ __forceinline__ void grouped_tile_origin(const GemmArgs &g, int64_t t
     *col0 = in_group / rows * BN;
 }
 
-// kCluster: launched in clusters of sk.pieces blocks along x (block = tile * pieces + piece).
-template <typename Cfg, typename T, bool kCluster>
+template <typename Cfg, typename T>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) matmul_warp_tiling_kernel(GemmArgs g, bool vec_c,
                                                                                           SplitK sk) {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
-    constexpr int kThreads = Cfg::kThreads, kBuffers = Cfg::kBuffers;
-    constexpr bool kAsync = Cfg::kStages > 0 && std::is_same<T, float>::value;
-    extern __shared__ float4 warp_tiling_smem[];
-    float *const As = reinterpret_cast<float *>(warp_tiling_smem);  // [kBuffers][BK][BM], A transposed
-    float *const Bs = As + kBuffers * BK * BM;                       // [kBuffers][BK][BN]
+    constexpr int kThreads = Cfg::kThreads;
+    __shared__ alignas(16) float As[2][BK][BM];
+    __shared__ alignas(16) float Bs[2][BK][BN];
     const int64_t tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
-    const int64_t tile = kCluster ? int64_t(blockIdx.x) / sk.pieces : int64_t(blockIdx.x) % tiles;
-    const int64_t piece = kCluster ? int64_t(blockIdx.x) % sk.pieces : int64_t(blockIdx.x) / tiles;
+    const int64_t piece = int64_t(blockIdx.x) / tiles;
     int64_t row0, col0;
-    grouped_tile_origin<BM, BN>(g, tile, &row0, &col0);
+    grouped_tile_origin<BM, BN>(g, int64_t(blockIdx.x) % tiles, &row0, &col0);
     const int64_t k0 = piece * sk.k_piece, k1 = k0 + sk.k_piece < g.k ? k0 + sk.k_piece : g.k;
     const T *a = static_cast<const T *>(g.a);
     const T *b = static_cast<const T *>(g.b);
     const int t = threadIdx.x, warp = t / kGroup, lane = t % kGroup;
     const int wrow = warp / Cfg::kWarpCols * Cfg::WM, wcol = warp % Cfg::kWarpCols * Cfg::WN;
     const int lrow = lane / Cfg::kLaneCols * kVec, lcol = lane % Cfg::kLaneCols * kVec;
-    auto swz = [](int k) { return kAsync ? Cfg::swizzle_async(k) : Cfg::swizzle(k); };
 
+    // Global -> registers. A vector e of a slice: A row e / (BK/4), columns (e % (BK/4)) * 4
+    // (consecutive threads along a row of A); B row e / (BN/4), columns (e % (BN/4)) * 4.
+    float a_next[Cfg::kALoads][kVec], b_next[Cfg::kBLoads][kVec];
+    auto fetch = [&](int64_t p0) {
+#pragma unroll
+        for (int v = 0; v < Cfg::kALoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
+            if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
+            if (row0 + r < g.m) load4(a + (row0 + r) * g.a_row, p0 + c, k1, a_next[v]);
+            else a_next[v][0] = a_next[v][1] = a_next[v][2] = a_next[v][3] = 0.0f;
+        }
+#pragma unroll
+        for (int v = 0; v < Cfg::kBLoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
+            if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
+            if (p0 + r < k1) load4(b + (p0 + r) * g.b_row, col0 + c, g.n, b_next[v]);
+            else b_next[v][0] = b_next[v][1] = b_next[v][2] = b_next[v][3] = 0.0f;
+        }
+    };
+    // Registers -> shared buffer `buf`: A transposed and swizzled, B as it is.
+    auto stash = [&](int buf) {
+#pragma unroll
+        for (int v = 0; v < Cfg::kALoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
+            if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
+#pragma unroll
+            for (int q = 0; q < kVec; ++q) As[buf][c + q][r ^ Cfg::swizzle(c + q)] = a_next[v][q];
+        }
+#pragma unroll
+        for (int v = 0; v < Cfg::kBLoads; ++v) {
+            const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
+            if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
+            *reinterpret_cast<float4 *>(&Bs[buf][r][c]) = make_float4(b_next[v][0], b_next[v][1], b_next[v][2], b_next[v][3]);
+        }
+    };
     // Shared -> registers: this lane's TM values of A and TN of B at slice row k.
     auto fragments = [&](int buf, int k, float (&af)[TM], float (&bf)[TN]) {
-        const float *as = As + (buf * BK + k) * BM, *bs = Bs + (buf * BK + k) * BN;
 #pragma unroll
         for (int s = 0; s < TM / kVec; ++s)
             *reinterpret_cast<float4 *>(&af[s * kVec]) =
-                *reinterpret_cast<const float4 *>(&as[(wrow + s * Cfg::kSubM + lrow) ^ swz(k)]);
+                *reinterpret_cast<const float4 *>(&As[buf][k][(wrow + s * Cfg::kSubM + lrow) ^ Cfg::swizzle(k)]);
 #pragma unroll
         for (int s = 0; s < TN / kVec; ++s)
-            *reinterpret_cast<float4 *>(&bf[s * kVec]) = *reinterpret_cast<const float4 *>(&bs[wcol + s * Cfg::kSubN + lcol]);
+            *reinterpret_cast<float4 *>(&bf[s * kVec]) =
+                *reinterpret_cast<const float4 *>(&Bs[buf][k][wcol + s * Cfg::kSubN + lcol]);
     };
+
     float acc[TM][TN] = {};  // [sub-row block * 4 + r][sub-column block * 4 + c]
-    // One slice held in buffer `buf`: BK outer products of the lane's fragments.
-    auto compute = [&](int buf) {
+    int buf = 0;
+    if (k0 < k1) {
+        fetch(k0);
+        stash(0);
+    }
+    __syncthreads();
+    for (int64_t p0 = k0; p0 < k1; p0 += BK) {
+        const bool more = p0 + BK < k1;
+        if (more) fetch(p0 + BK);  // in flight while this slice is computed
         float af[2][TM], bf[2][TN];
         fragments(buf, 0, af[0], bf[0]);
 #pragma unroll
@@ -380,172 +390,38 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) matmul_warp_ti
 #pragma unroll
                 for (int c = 0; c < TN; ++c) acc[r][c] += af[k % 2][r] * bf[k % 2][c];
         }
-    };
-
-    if constexpr (kAsync) {
-        // Global -> shared without registers. A: thread t copies column q * 8 + t % 8 of
-        // rows t / 8 + j * kRowStep (every j, q), so a warp copies 32-byte runs of 4 rows;
-        // one pointer walks down the rows. B vector e: row e / (BN/4), columns
-        // (e % (BN/4)) * 4. Outside the matrix or the piece: zeros.
-        constexpr int kRowStep = kThreads / 8;
-        static_assert(BM % kRowStep == 0, "the copies of A cover whole tiles");
-        const int64_t row_step = int64_t(kRowStep) * g.a_row;
-        const int r0 = t / 8, kk = t % 8;
-        auto issue = [&](int buf, int64_t p0) {
-            const float *row = a + (row0 + r0) * g.a_row + p0 + kk;
-#pragma unroll
-            for (int j = 0; j < BM / kRowStep; ++j, row += row_step) {
-                const int r = r0 + j * kRowStep;
-                const bool row_in = row0 + r < g.m;
-#pragma unroll
-                for (int q = 0; q < BK / 8; ++q) {
-                    const int k = q * 8 + kk;
-                    const bool in = row_in && p0 + k < k1;
-                    dev::copy_async_4_fill(As + (buf * BK + k) * BM + (r ^ Cfg::swizzle_async(k)), in ? row + q * 8 : a,
-                                           in ? 4 : 0);
-                }
-            }
-#pragma unroll
-            for (int v = 0; v < Cfg::kBLoads; ++v) {
-                const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
-                if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
-                const int64_t left = g.n - (col0 + c);
-                const int bytes = p0 + r < k1 && left > 0 ? int(left < kVec ? left : kVec) * 4 : 0;
-                const float *src = bytes > 0 ? b + (p0 + r) * g.b_row + col0 + c : b;
-                dev::copy_async_16_fill(Bs + (buf * BK + r) * BN + c, src, bytes);
-            }
-        };
-        constexpr int S = Cfg::kStages;
-        const int64_t slices = k0 < k1 ? (k1 - k0 + BK - 1) / BK : 0;
-        for (int s = 0; s < S - 1; ++s) {  // the first S - 1 slices in flight
-            if (s < slices) issue(s, k0 + int64_t(s) * BK);
-            dev::commit_copies();  // a group per slice, empty past the end: the counting stays simple
-        }
-        int read = 0, write = S - 1;
-        for (int64_t i = 0; i < slices; ++i) {
-            dev::wait_copies_but<S - 2>();  // slice i has landed (this thread's copies) ...
-            __syncthreads();                // ... everyone's; and slice i - 1 is computed by all
-            if (i + S - 1 < slices) issue(write, k0 + (i + S - 1) * BK);  // into slice i - 1's buffer
-            dev::commit_copies();
-            compute(read);
-            read = read + 1 == S ? 0 : read + 1;
-            write = write + 1 == S ? 0 : write + 1;
-        }
-        dev::wait_copies_but<0>();
-        __syncthreads();  // every buffer read: the cluster form may park its tile there
-    } else {
-        // Global -> registers. A vector e of a slice: A row e / (BK/4), columns (e % (BK/4)) * 4
-        // (consecutive threads along a row of A); B row e / (BN/4), columns (e % (BN/4)) * 4.
-        float a_next[Cfg::kALoads][kVec], b_next[Cfg::kBLoads][kVec];
-        auto fetch = [&](int64_t p0) {
-#pragma unroll
-            for (int v = 0; v < Cfg::kALoads; ++v) {
-                const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
-                if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
-                if (row0 + r < g.m) load4(a + (row0 + r) * g.a_row, p0 + c, k1, a_next[v]);
-                else a_next[v][0] = a_next[v][1] = a_next[v][2] = a_next[v][3] = 0.0f;
-            }
-#pragma unroll
-            for (int v = 0; v < Cfg::kBLoads; ++v) {
-                const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
-                if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
-                if (p0 + r < k1) load4(b + (p0 + r) * g.b_row, col0 + c, g.n, b_next[v]);
-                else b_next[v][0] = b_next[v][1] = b_next[v][2] = b_next[v][3] = 0.0f;
-            }
-        };
-        // Registers -> shared buffer `buf`: A transposed and swizzled, B as it is.
-        auto stash = [&](int buf) {
-#pragma unroll
-            for (int v = 0; v < Cfg::kALoads; ++v) {
-                const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
-                if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
-#pragma unroll
-                for (int q = 0; q < kVec; ++q) As[(buf * BK + c + q) * BM + (r ^ Cfg::swizzle(c + q))] = a_next[v][q];
-            }
-#pragma unroll
-            for (int v = 0; v < Cfg::kBLoads; ++v) {
-                const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
-                if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
-                *reinterpret_cast<float4 *>(&Bs[(buf * BK + r) * BN + c]) =
-                    make_float4(b_next[v][0], b_next[v][1], b_next[v][2], b_next[v][3]);
-            }
-        };
-        int buf = 0;
-        if (k0 < k1) {
-            fetch(k0);
-            stash(0);
-        }
+        if (more) stash(buf ^ 1);  // the other buffer: nobody reads it in this slice
         __syncthreads();
-        for (int64_t p0 = k0; p0 < k1; p0 += BK) {
-            const bool more = p0 + BK < k1;
-            if (more) fetch(p0 + BK);  // in flight while this slice is computed
-            compute(buf);
-            if (more) stash(buf ^ 1);  // the other buffer: nobody reads it in this slice
-            __syncthreads();           // (the last one also ends every read of the buffers)
-            buf ^= 1;
-        }
+        buf ^= 1;
     }
 
-    // This lane's element (r, column block s) of the tile: row wrow + ..., column wcol + ...
-    auto tile_row = [&](int r) { return wrow + r / kVec * Cfg::kSubM + lrow + r % kVec; };
-    auto tile_col = [&](int s) { return wcol + s * Cfg::kSubN + lcol; };
-    if constexpr (kCluster) {
-        // Park the partial tile, then each block of the cluster adds its share of the
-        // tile's 4-vectors over the P blocks, in rank order, and stores them.
-        float *const park = As;  // [BM][kParkLd]: the buffers are free now
 #pragma unroll
-        for (int r = 0; r < TM; ++r)
+    for (int r = 0; r < TM; ++r) {
+        const int64_t i = row0 + wrow + r / kVec * Cfg::kSubM + lrow + r % kVec;
 #pragma unroll
-            for (int s = 0; s < TN / kVec; ++s)
-                *reinterpret_cast<float4 *>(&park[tile_row(r) * Cfg::kParkLd + tile_col(s)]) =
+        for (int s = 0; s < TN / kVec; ++s) {
+            const int64_t j = col0 + wcol + s * Cfg::kSubN + lcol;
+            if (sk.partial == nullptr) {
+                store4<T>(g, vec_c, i, j, &acc[r][s * kVec]);
+            } else if (i < g.m && j < sk.ldp) {  // f32 partial tile: ldp is a multiple of 4
+                float *slab = sk.partial + piece * g.m * sk.ldp;
+                *reinterpret_cast<float4 *>(slab + i * sk.ldp + j) =
                     make_float4(acc[r][s * kVec], acc[r][s * kVec + 1], acc[r][s * kVec + 2], acc[r][s * kVec + 3]);
-        dev::cluster_sync();  // every partial tile parked and visible to the cluster
-        const int pieces = sk.pieces;
-        constexpr int kQuads = BM * BN / kVec;
-        for (int q = int(piece) * kThreads + t; q < kQuads; q += pieces * kThreads) {
-            const int r = q / (BN / kVec), c = q % (BN / kVec) * kVec;
-            const float *mine = &park[r * Cfg::kParkLd + c];
-            float4 v[kMaxClusterPieces];  // all the loads first, then the adds: one remote latency
-#pragma unroll
-            for (int p = 0; p < kMaxClusterPieces; ++p)
-                if (p < pieces) v[p] = *reinterpret_cast<const float4 *>(dev::cluster_map(mine, unsigned(p)));
-            float4 sum = v[0];
-#pragma unroll
-            for (int p = 1; p < kMaxClusterPieces; ++p)
-                if (p < pieces) sum.x += v[p].x, sum.y += v[p].y, sum.z += v[p].z, sum.w += v[p].w;
-            const float f[kVec] = {sum.x, sum.y, sum.z, sum.w};
-            store4<T>(g, vec_c, row0 + r, col0 + c, f);
-        }
-        dev::cluster_sync();  // no block leaves (taking its shared memory) while others read it
-    } else {
-#pragma unroll
-        for (int r = 0; r < TM; ++r) {
-            const int64_t i = row0 + tile_row(r);
-#pragma unroll
-            for (int s = 0; s < TN / kVec; ++s) {
-                const int64_t j = col0 + tile_col(s);
-                if (sk.partial == nullptr) {
-                    store4<T>(g, vec_c, i, j, &acc[r][s * kVec]);
-                } else if (i < g.m && j < sk.ldp) {  // f32 partial tile: ldp is a multiple of 4
-                    float *slab = sk.partial + piece * g.m * sk.ldp;
-                    *reinterpret_cast<float4 *>(slab + i * sk.ldp + j) =
-                        make_float4(acc[r][s * kVec], acc[r][s * kVec + 1], acc[r][s * kVec + 2], acc[r][s * kVec + 3]);
-                }
             }
         }
     }
 }
 
-// Split-K's second step (slab form): C = the sum of the `pieces` partial slabs, added in
-// piece order (the same result on every run), rounded once to T; four columns per thread.
+// Split-K's second step: C = the sum of the `pieces` partial slabs, added in piece order
+// (the same result on every run), rounded once to T; four columns per thread.
 template <typename T>
-__global__ void __launch_bounds__(256) matmul_splitk_sum_kernel(GemmArgs g, bool vec_c, SplitK sk) {
+__global__ void __launch_bounds__(256) matmul_splitk_sum_kernel(GemmArgs g, bool vec_c, SplitK sk, int pieces) {
     const int64_t quads = sk.ldp / kVec, total = g.m * quads, slab = g.m * sk.ldp;
     for (int64_t q = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; q < total; q += int64_t(gridDim.x) * blockDim.x) {
         const int64_t i = q / quads, j = q % quads * kVec;
         const float *src = sk.partial + i * sk.ldp + j;
         float4 s = *reinterpret_cast<const float4 *>(src);
-        for (int p = 1; p < sk.pieces; ++p) {
+        for (int p = 1; p < pieces; ++p) {
             const float4 v = *reinterpret_cast<const float4 *>(src + p * slab);
             s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
         }
@@ -555,71 +431,43 @@ __global__ void __launch_bounds__(256) matmul_splitk_sum_kernel(GemmArgs g, bool
 }
 
 // ---- warp_tiling launches (host) ---------------------------------------------------------
-// Workspace bytes a slab-form split needs: the slabs, plus 16 to align them.
+// The K split actually run for a request of `splits` pieces of a BK-sliced K: each piece
+// a whole number of slices, none empty. pieces == 1: K is not split.
+struct SplitShape {
+    int64_t k_piece;
+    int pieces;
+};
+inline SplitShape split_shape(int64_t k, int bk, int splits) {
+    const int64_t slices = (k + bk - 1) / bk;
+    if (splits <= 1 || slices <= 1) return {k, 1};
+    const int64_t want = splits < slices ? splits : slices;
+    const int64_t per = (slices + want - 1) / want * bk;
+    return {per, int((k + per - 1) / per)};
+}
+
+// Workspace bytes a split run needs: the slabs, plus 16 to align them.
 inline size_t split_workspace_bytes(int64_t m, int64_t n, int64_t k, int bk, int splits) {
     const SplitShape s = split_shape(k, bk, splits);
     return s.pieces > 1 ? size_t(s.pieces) * size_t(m) * size_t((n + kVec - 1) / kVec * kVec) * sizeof(float) + 16 : 0;
 }
 
-// Enqueues C = A @ B with config Cfg, K cut into `splits` pieces summed through
-// workspace slabs (at least split_workspace_bytes). Needs row-major A and B with rows a
-// multiple of 4 elements apart and 4-element-aligned pointers; vec_c: C stored as
-// vectors (see store4). Errors are left for cudaGetLastError. A config whose buffers
-// take more than 48 KB (Cfg::kLargeSmem) needs warp_tiling_kernel<Cfg, T>() allowed
-// Cfg::smem_bytes(false) of shared memory first.
-template <typename Cfg, typename T>
-const void *warp_tiling_kernel() {
-    return reinterpret_cast<const void *>(&matmul_warp_tiling_kernel<Cfg, T, false>);
-}
+// Enqueues C = A @ B with config Cfg, K cut into `splits` pieces (workspace: at least
+// split_workspace_bytes). Needs row-major A and B with rows a multiple of 4 elements
+// apart and 4-element-aligned pointers; vec_c: C stored as vectors (see store4).
 template <typename Cfg, typename T>
 void launch_warp_tiling(const GemmArgs &g, bool vec_c, int splits, void *workspace, dev::stream_t stream) {
     const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);
     const SplitShape s = split_shape(g.k, Cfg::BK, splits);
     SplitK sk;
     sk.k_piece = s.k_piece;
-    sk.pieces = s.pieces;
     if (s.pieces > 1) {
         sk.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(workspace) + 15) / 16 * 16);
         sk.ldp = (g.n + kVec - 1) / kVec * kVec;
     }
-    matmul_warp_tiling_kernel<Cfg, T, false>
-        <<<unsigned(tiles * s.pieces), Cfg::kThreads, Cfg::smem_bytes(false), stream>>>(g, vec_c, sk);
+    matmul_warp_tiling_kernel<Cfg, T><<<unsigned(tiles * s.pieces), Cfg::kThreads, 0, stream>>>(g, vec_c, sk);
     if (s.pieces == 1) return;
     const int64_t quads = g.m * (sk.ldp / kVec), blocks = (quads + 255) / 256;
-    matmul_splitk_sum_kernel<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(g, vec_c, sk);
+    matmul_splitk_sum_kernel<T><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(g, vec_c, sk, s.pieces);
 }
-
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-// The cluster form: K cut into `splits` pieces (at most kMaxClusterPieces), the pieces of
-// a tile one cluster. The kernel must be allowed its shared memory (smem_bytes(true),
-// above 48 KB for large tiles) and, for more than 8 pieces, non-portable cluster sizes,
-// before the launch (the caller does it: the library once per device, through the
-// runtime). Returns the launch's error.
-template <typename Cfg, typename T>
-const void *warp_tiling_cluster_kernel() {
-    return reinterpret_cast<const void *>(&matmul_warp_tiling_kernel<Cfg, T, true>);
-}
-template <typename Cfg, typename T>
-cudaError_t launch_warp_tiling_cluster(const GemmArgs &g, bool vec_c, int splits, dev::stream_t stream) {
-    const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);
-    const SplitShape s = split_shape(g.k, Cfg::BK, splits);
-    SplitK sk;
-    sk.k_piece = s.k_piece;
-    sk.pieces = s.pieces;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(tiles * s.pieces), 1, 1);
-    config.blockDim = dim3(unsigned(Cfg::kThreads), 1, 1);
-    config.dynamicSmemBytes = Cfg::smem_bytes(true);
-    config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = unsigned(s.pieces);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, &matmul_warp_tiling_kernel<Cfg, T, true>, g, vec_c, sk);
-}
-#endif
 
 }  // namespace oprt::matmul::gpu_kernels

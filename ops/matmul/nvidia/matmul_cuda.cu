@@ -8,10 +8,8 @@
 //   f32 (no TF32: full f32 products): warp_tiling when A and B are row-major with
 //               rows of a multiple of 4 elements (16-byte vector loads), else
 //               blocking_2d, which reads any strides. warp_tiling's block tile and
-//               K split come from the table in warp_tiling_plan.h (launch slots 0,
-//               1 and 2: config, pieces, summed in a cluster); a split summed
-//               through slabs asks for a workspace, one summed in a thread-block
-//               cluster (sm_90) does not.
+//               K split come from the table in warp_tiling_plan.h (launch slots 0
+//               and 1; a split asks for a workspace).
 // warp_tiling and vectorized also need A's and B's pointers aligned to 4 elements;
 // run() checks them and launches blocking_2d for a call whose pointers are not.
 #include <array>
@@ -92,7 +90,7 @@ template <int C>
 using ProductionConfig =
     WarpTiling<kWarpTilingConfigs[C].bm, kWarpTilingConfigs[C].bn, kWarpTilingConfigs[C].bk, kWarpTilingConfigs[C].wm,
                kWarpTilingConfigs[C].wn, kWarpTilingConfigs[C].tm, kWarpTilingConfigs[C].tn,
-               kWarpTilingConfigs[C].min_blocks, kWarpTilingConfigs[C].stages>;
+               kWarpTilingConfigs[C].min_blocks>;
 
 using WarpTilingLauncher = void (*)(const GemmArgs &, bool, int, void *, dev::stream_t);
 
@@ -101,97 +99,18 @@ constexpr auto warp_tiling_launchers(std::integer_sequence<int, C...>) {
     return std::array<WarpTilingLauncher, sizeof...(C)>{&launch_warp_tiling<ProductionConfig<C>, T>...};
 }
 
-// The choice rides in the plan's launch slots: config, K splits, cluster.
+// The choice rides in the plan's launch slots: config, K splits.
 WarpTilingChoice warp_tiling_choice(const MatmulPlan &p) {
     WarpTilingChoice c;
-    c.config = int(p.launch[0]), c.splits = int(p.launch[1]), c.cluster = p.launch[2] != 0;
+    c.config = int(p.launch[0]), c.splits = int(p.launch[1]);
     return c;
 }
 
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-// The cluster form (pieces of a tile summed in a thread-block cluster), per config.
-using WarpTilingClusterLauncher = cudaError_t (*)(const GemmArgs &, bool, int, dev::stream_t);
-struct WarpTilingCluster {
-    const void *kernel;
-    WarpTilingClusterLauncher launch;
-    int threads;
-    size_t smem;
-};
-template <typename T, int... C>
-auto warp_tiling_clusters(std::integer_sequence<int, C...>) {
-    return std::array<WarpTilingCluster, sizeof...(C)>{
-        WarpTilingCluster{warp_tiling_cluster_kernel<ProductionConfig<C>, T>(),
-                          &launch_warp_tiling_cluster<ProductionConfig<C>, T>, ProductionConfig<C>::kThreads,
-                          ProductionConfig<C>::smem_bytes(true)}...};
-}
 template <typename T>
-const WarpTilingCluster &warp_tiling_cluster(int config) {
-    static const auto kClusters = warp_tiling_clusters<T>(std::make_integer_sequence<int, kWarpTilingConfigCount>{});
-    return kClusters[size_t(config)];
-}
-const WarpTilingCluster &warp_tiling_cluster(oprt_dtype_t dtype, int config) {
-    switch (dtype) {
-    case OPRT_DTYPE_F16: return warp_tiling_cluster<dev::half_t>(config);
-    case OPRT_DTYPE_BF16: return warp_tiling_cluster<dev::bf16_t>(config);
-    default: return warp_tiling_cluster<float>(config);
-    }
-}
-
-// Whether clusters of `pieces` blocks of this config's cluster kernel run on the current
-// device (built with sm_90 code, its shared memory and cluster size allowed, and at least
-// one such cluster fits).
-oprt_status_t warp_tiling_cluster_fits(oprt_dtype_t dtype, int config, int pieces, bool *fits) {
-    *fits = false;
-    const WarpTilingCluster &k = warp_tiling_cluster(dtype, config);
-    int ptx = 0;
-    oprt_status_t s = gpu::kernel_ptx_version("oprt_create_matmul_descriptor", k.kernel, &ptx);
-    if (s != OPRT_SUCCESS || ptx < 90) return s;  // built without sm_90 code: clusters compiled out
-    int active = 0;
-    s = gpu::max_active_clusters("oprt_create_matmul_descriptor", k.kernel, pieces, k.threads, k.smem, &active);
-    *fits = active > 0;
-    return s;
-}
-#endif
-
-// The kernels whose buffers take more than 48 KB, by config (nullptr: within 48 KB).
-template <typename T, int... C>
-auto warp_tiling_large_smem(std::integer_sequence<int, C...>) {
-    return std::array<std::pair<const void *, size_t>, sizeof...(C)>{std::pair<const void *, size_t>(
-        ProductionConfig<C>::kLargeSmem ? warp_tiling_kernel<ProductionConfig<C>, T>() : nullptr,
-        ProductionConfig<C>::smem_bytes(false))...};
-}
-
-template <typename T>
-oprt_status_t launch_warp_tiling(const MatmulPlan &p, const GemmArgs &g, bool vec_c, void *workspace,
-                                 dev::stream_t stream) {
+void launch_warp_tiling(const MatmulPlan &p, const GemmArgs &g, bool vec_c, void *workspace, dev::stream_t stream) {
     static constexpr auto kLaunchers = warp_tiling_launchers<T>(std::make_integer_sequence<int, kWarpTilingConfigCount>{});
     const WarpTilingChoice c = warp_tiling_choice(p);
-    if (!c.cluster) {
-        static const auto kLarge = warp_tiling_large_smem<T>(std::make_integer_sequence<int, kWarpTilingConfigCount>{});
-        const auto &large = kLarge[size_t(c.config)];
-        if (large.first != nullptr) {
-            const oprt_status_t s = gpu::allow_dynamic_smem(kOp, large.first, large.second);
-            if (s != OPRT_SUCCESS) return s;
-        }
-        kLaunchers[size_t(c.config)](g, vec_c, c.splits, workspace, stream);
-        return OPRT_SUCCESS;
-    }
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-    // Allowed at plan time on the planning device; here for the device this call runs on.
-    const WarpTilingCluster &k = warp_tiling_cluster<T>(c.config);
-    oprt_status_t s = gpu::allow_dynamic_smem(kOp, k.kernel, k.smem);
-    const int pieces = split_shape(g.k, kWarpTilingConfigs[c.config].bk, c.splits).pieces;
-    if (s == OPRT_SUCCESS && pieces > 8) s = gpu::allow_large_clusters(kOp, k.kernel);
-    if (s != OPRT_SUCCESS) return s;
-    const cudaError_t e = k.launch(g, vec_c, c.splits, stream);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(warp_tiling cluster)", int(e));
-    }
-    return OPRT_SUCCESS;
-#else
-    return fail(OPRT_ERR_RUNTIME, "%s: a cluster kernel was planned but this build cannot launch clusters", kOp);
-#endif
+    kLaunchers[size_t(c.config)](g, vec_c, c.splits, workspace, stream);
 }
 
 #if OPRT_MATMUL_TENSOR_CORES
@@ -241,11 +160,9 @@ oprt_status_t launch(const MatmulPlan &p, const ExecArgs &args, dev::stream_t st
     case kVectorized:
         matmul_vectorized_kernel<T><<<tiles(kBM, kBN), kThreads2, 0, stream>>>(g, vector_c(p, args));
         break;
-    case kWarpTiling: {
-        const oprt_status_t s = launch_warp_tiling<T>(p, g, vector_c(p, args), args.workspace, stream);
-        if (s != OPRT_SUCCESS) return s;
+    case kWarpTiling:
+        launch_warp_tiling<T>(p, g, vector_c(p, args), args.workspace, stream);
         break;
-    }
 #if OPRT_MATMUL_TENSOR_CORES
     case kMmaSync: {
         const cudaError_t e = mma_sync_launch(g, p.dtype, stream);
@@ -284,19 +201,9 @@ oprt_status_t plan_simt(MatmulPlan &p, Kernel kernel) {
         gpu::DeviceInfo info;
         const oprt_status_t s = gpu::current_device("oprt_create_matmul_descriptor", &info);
         if (s != OPRT_SUCCESS) return s;
-        const bool clusters = OPRT_DEVICE_HAS_CLUSTER_LAUNCH && info.cc_major >= 9 && gpu::clusters_allowed();
-        WarpTilingChoice c = warp_tiling_choose(p.m, p.n, p.k, info.sm_count, clusters);
-        const int bk = kWarpTilingConfigs[c.config].bk;
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-        if (c.cluster) {  // the pieces as planned; where such clusters do not fit, slabs
-            bool fits = false;
-            const oprt_status_t f = warp_tiling_cluster_fits(p.dtype, c.config, split_shape(p.k, bk, c.splits).pieces, &fits);
-            if (f != OPRT_SUCCESS) return f;
-            c.cluster = fits;
-        }
-#endif
-        p.launch[0] = c.config, p.launch[1] = c.splits, p.launch[2] = c.cluster;
-        p.workspace_bytes = c.cluster ? 0 : split_workspace_bytes(p.m, p.n, p.k, bk, c.splits);
+        const WarpTilingChoice c = warp_tiling_choose(p.m, p.n, p.k, info.sm_count);
+        p.launch[0] = c.config, p.launch[1] = c.splits;
+        p.workspace_bytes = split_workspace_bytes(p.m, p.n, p.k, kWarpTilingConfigs[c.config].bk, c.splits);
     }
     return OPRT_SUCCESS;
 }
