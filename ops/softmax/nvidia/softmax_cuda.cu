@@ -5,6 +5,9 @@
 // each threshold from measurements on the H200 (docs/kernels/softmax.md,
 // tests/cpp/nvidia/bench/axis_variants.cu):
 //   dense rows (inner == 1, axis stride 1 in and out):
+//     an entry of kRegisterRows holds the row
+//                                          -> rows_registers: a group of threads per row,
+//                                             the row in registers (rows_registers.cuh)
 //     L <= P * warp / 2                    -> sub-warp per row, one vector per lane
 //     L <= P * warp, rows >= 4 * SMs       -> half a warp per row, two vectors per lane
 //     L <= 1024                            -> warp per row, row in registers (16-bit rows
@@ -18,7 +21,7 @@
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
 //     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
-//     16384
+//     16384, where kRegisterRows takes no such row
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
 //                                             to 8192: the exps held in registers; from
@@ -41,6 +44,7 @@
 #include "runtime/gpu/gpu_runtime.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/ladder.cuh"
+#include "ops/softmax/nvidia/rows_registers.cuh"
 #include "ops/softmax/softmax_backends.h"
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 #include <cstdlib>
@@ -69,6 +73,7 @@ constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 //   kRowsBulk, kRowsBulkClaimed: [0] threads, [1] blocks per row, [2] slice (elements per block),
 //     [3] buffers per block
 //   kStridedTile: [0] bx, [1] by
+//   kRowsRegisters: [0] entry of kRegisterRows, [1] threads per row, [2] vectors per thread
 enum Kernel : int32_t {
     kRowsWarp = 1,
     kRowsBlockRegisters = 2,
@@ -82,7 +87,28 @@ enum Kernel : int32_t {
     kOnline = 10,
     kRowsBulk = 11,
     kRowsBulkClaimed = 12,  // split rows whose blocks claim their rows (bulk_kernel.cuh, kClaim)
+    kRowsRegisters = 13,    // rows_registers.cuh, shaped by kRegisterRows
 };
+
+// Dense rows for softmax_rows_registers_kernel (rows_registers.cuh): the first
+// entry of the element size whose max_cols holds the row and whose min_rows
+// the tensor has takes it, `threads` threads a row, `vecs` 16-byte vectors a
+// thread (threads * vecs * 16 / esize >= max_cols; threads: 4-32 or whole warps,
+// up to 1024; vecs * 16 / esize <= 32 values a thread). Rows no entry takes go
+// to the kernels of plan_dense_rows below. Order: by max_cols, and for one
+// max_cols the larger min_rows first. The candidates and their times per shape:
+// tests/cpp/nvidia/bench/softmax_rows.cu.
+struct RegisterRows {
+    int64_t esize;     // bytes an element: 4 (f32) or 2 (f16, bf16); 0 takes no row
+    int64_t max_cols;
+    int64_t min_rows;
+    int threads;
+    int vecs;
+};
+constexpr RegisterRows kRegisterRows[] = {
+    {0, 0, 0, 128, 1},  // no entry yet: every row goes to plan_dense_rows' other kernels
+};
+constexpr size_t kRegisterRowsCount = sizeof(kRegisterRows) / sizeof(kRegisterRows[0]);
 
 constexpr int64_t kHalfWarpMinRowsPerSm = 4;
 constexpr int64_t kWarpMaxCols = 1024;
@@ -192,6 +218,24 @@ void launch_block_registers(const T *in, T *out, int64_t rows, int64_t L, int th
     });
 }
 
+// Launches entry `entry` of kRegisterRows: one instance of the kernel per entry of T's size.
+template <typename T, size_t I = 0>
+void launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, bool aligned,
+                                const gpu::OuterIndex &ix, dev::stream_t stream) {
+    if constexpr (I < kRegisterRowsCount) {
+        constexpr RegisterRows e = kRegisterRows[I];
+        if constexpr (e.esize == int64_t(sizeof(T))) {
+            static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
+            static_assert(e.vecs * gpu::vector_width<T>() <= 32, "at most 32 values a thread");
+            if (entry == I) {
+                launch_register_rows<T, e.threads, e.vecs>(in, out, rows, L, aligned, ix, stream);
+                return;
+            }
+        }
+        launch_register_rows_entry<T, I + 1>(entry, in, out, rows, L, aligned, ix, stream);
+    }
+}
+
 template <typename T>
 oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gpu::OuterIndex &ix,
                                 dev::stream_t stream) {
@@ -236,6 +280,9 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         launch_block_registers(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), heads, ix, stream);
         return OPRT_SUCCESS;
     case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
+    case kRowsRegisters:
+        launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L, !heads, ix, stream);
+        return OPRT_SUCCESS;
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
@@ -354,6 +401,18 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
     const int64_t L = p.axis_len;
     const int64_t P = elems_per_vector(p.dtype);
     const int64_t sms = info.sm_count;
+    const int64_t esize = P == 4 ? 4 : 2;
+    for (size_t i = 0; i < kRegisterRowsCount; ++i) {
+        const RegisterRows &e = kRegisterRows[i];
+        if (e.esize == esize && L <= e.max_cols && p.outer >= e.min_rows) {
+            p.kernel = kRowsRegisters;
+            p.kernel_name = "rows_registers";
+            p.launch[0] = int64_t(i);
+            p.launch[1] = e.threads;
+            p.launch[2] = e.vecs;
+            return OPRT_SUCCESS;
+        }
+    }
     if (L <= kWarpMaxCols) {
         p.kernel = kRowsWarp;
         if (L <= P * (dev::kWarpSize / 2)) {
@@ -414,6 +473,7 @@ constexpr int64_t kBulkMinCols = 1024;
 // the split two-pass kernel, (2048, 65536) 292 us and (1024, 131072) 292 us
 // against 396 and 400 for the block-per-row two-pass kernel.
 bool bulk_faster(const AxisPlan &p) {
+    if (p.kernel == kRowsRegisters) return false;  // kRegisterRows' rows stay in registers
     if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
     return p.axis_len > kRegisterMaxColsF32;
 }
