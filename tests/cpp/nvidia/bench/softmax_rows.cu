@@ -31,11 +31,11 @@
 //
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_softmax_rows_bench -j2
-//   build-nvidia/camp_softmax_rows_bench [--dtype f32,f16,bf16] [--shape 1024x1024,4x1024]
-// or by hand:
-//   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Xcompiler -fopenmp -I. -Iinclude \
-//        tests/cpp/nvidia/bench/softmax_rows.cu -o softmax_rows -Lbuild-nvidia -lcamp_ops \
-//        -Xlinker -rpath,build-nvidia -lgomp
+//   build-nvidia/tests/cpp/nvidia/camp_softmax_rows_bench [--dtype f32,f16,bf16] [--shape 1024x1024,4x1024]
+// or by hand (one line):
+//   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. -Iinclude
+//        tests/cpp/nvidia/bench/softmax_rows.cu -o softmax_rows -Lbuild-nvidia -lcamp_ops
+// It needs libcamp_ops.so at run time (LD_LIBRARY_PATH=<folder holding it>).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -47,6 +47,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "operator_runtime/api.h"
@@ -310,22 +311,34 @@ double rtol() {
     return sizeof(T) == 4 ? 1e-5 : std::is_same<T, __half>::value ? 2e-3 : 8e-3;
 }
 
-// Max relative error of got against want (NaN where want is finite: a failure).
+// f(begin, end, part) over [0, n) split across the host's cores.
+template <typename F>
+void parallel_for(int64_t n, F f) {
+    const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 4096 + 1));
+    std::vector<std::thread> threads;
+    for (int64_t k = 0; k < parts; ++k) threads.emplace_back(f, n * k / parts, n * (k + 1) / parts, k);
+    for (auto &t : threads) t.join();
+}
+
+// Whether every element of got is within the tests' tolerance of want
+// (tests/cpp/nvidia/op_cases.h, softmax_tol); *worst: the largest relative
+// error (1e30 for a NaN, an unwritten element).
 template <typename T>
 bool check(const std::vector<T> &got, const std::vector<double> &want, double *worst) {
-    int64_t bad = 0;
-    double w = 0;
     const int64_t n = int64_t(want.size());
-#pragma omp parallel for reduction(+ : bad) reduction(max : w)
-    for (int64_t i = 0; i < n; ++i) {
-        const double g = to_float(got[size_t(i)]);
-        const double err = std::fabs(g - want[size_t(i)]);
-        if (!(err <= 1e-12 + rtol<T>() * std::fabs(want[size_t(i)]))) ++bad;
-        const double rel = want[size_t(i)] > 0 ? err / want[size_t(i)] : err;
-        if (rel > w || std::isnan(rel)) w = std::isnan(rel) ? 1e30 : rel;
-    }
-    *worst = w;
-    return bad == 0;
+    std::vector<int64_t> bad(std::thread::hardware_concurrency() + 1, 0);
+    std::vector<double> w(bad.size(), 0.0);
+    parallel_for(n, [&](int64_t b, int64_t e, int64_t k) {
+        for (int64_t i = b; i < e; ++i) {
+            const double g = to_float(got[size_t(i)]);
+            const double err = std::fabs(g - want[size_t(i)]);
+            if (!(err <= 1e-12 + rtol<T>() * std::fabs(want[size_t(i)]))) ++bad[size_t(k)];
+            const double rel = std::isnan(err) ? 1e30 : want[size_t(i)] > 0 ? err / want[size_t(i)] : err;
+            w[size_t(k)] = std::max(w[size_t(k)], rel);
+        }
+    });
+    *worst = *std::max_element(w.begin(), w.end());
+    return *std::max_element(bad.begin(), bad.end()) == 0;
 }
 
 struct Result {
@@ -362,14 +375,15 @@ void run_case(int64_t rows, int64_t L) {
 
     // The float64 reference.
     std::vector<double> want(static_cast<size_t>(n));
-#pragma omp parallel for
-    for (int64_t r = 0; r < rows; ++r) {
-        const T *x = host.data() + r * L;
-        double m = -INFINITY, s = 0;
-        for (int64_t k = 0; k < L; ++k) m = std::max(m, double(to_float(x[k])));
-        for (int64_t k = 0; k < L; ++k) s += std::exp(double(to_float(x[k])) - m);
-        for (int64_t k = 0; k < L; ++k) want[size_t(r * L + k)] = std::exp(double(to_float(x[k])) - m) / s;
-    }
+    parallel_for(rows, [&](int64_t b, int64_t e, int64_t) {
+        for (int64_t r = b; r < e; ++r) {
+            const T *x = host.data() + r * L;
+            double m = -INFINITY, s = 0;
+            for (int64_t k = 0; k < L; ++k) m = std::max(m, double(to_float(x[k])));
+            for (int64_t k = 0; k < L; ++k) s += std::exp(double(to_float(x[k])) - m);
+            for (int64_t k = 0; k < L; ++k) want[size_t(r * L + k)] = std::exp(double(to_float(x[k])) - m) / s;
+        }
+    });
 
     std::vector<Candidate> list;
     {
