@@ -91,17 +91,18 @@ enum Kernel : int32_t {
 };
 
 // Dense rows for softmax_rows_registers_kernel (rows_registers.cuh): the first
-// entry of the element size whose max_cols holds the row and whose min_rows
-// the tensor has takes it, `threads` threads a row, `vecs` 16-byte vectors a
-// thread (threads * vecs * 16 / esize >= max_cols; threads: 4-32 or whole warps,
-// up to 1024; vecs * 16 / esize <= 32 values a thread). Rows no entry takes go
-// to the kernels of plan_dense_rows below. Order: by max_cols, and for one
-// max_cols the larger min_rows first. The candidates and their times per shape:
-// tests/cpp/nvidia/bench/softmax_rows.cu.
+// entry of the element size whose max_cols holds the row, and whose
+// max_rows_per_sm (0: no bound) the tensor's rows stay within, takes it:
+// `threads` threads a row, `vecs` 16-byte vectors a thread (threads * vecs *
+// 16 / esize >= max_cols; threads 4-32 or whole warps up to 1024, powers of
+// two; vecs * 16 / esize <= 32 values a thread). Rows no entry takes go to the
+// kernels of plan_dense_rows below. Order: by max_cols, and for one max_cols
+// the smaller row bounds first. Every launch shape and its time at the bench
+// shapes: tests/cpp/nvidia/bench/softmax_rows.cu.
 struct RegisterRows {
-    int64_t esize;     // bytes an element: 4 (f32) or 2 (f16, bf16); 0 takes no row
+    int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16); 0 takes no row
     int64_t max_cols;
-    int64_t min_rows;
+    int64_t max_rows_per_sm;
     int threads;
     int vecs;
 };
@@ -404,7 +405,7 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
     const int64_t esize = P == 4 ? 4 : 2;
     for (size_t i = 0; i < kRegisterRowsCount; ++i) {
         const RegisterRows &e = kRegisterRows[i];
-        if (e.esize == esize && L <= e.max_cols && p.outer >= e.min_rows) {
+        if (e.esize == esize && L <= e.max_cols && (e.max_rows_per_sm == 0 || p.outer <= e.max_rows_per_sm * sms)) {
             p.kernel = kRowsRegisters;
             p.kernel_name = "rows_registers";
             p.launch[0] = int64_t(i);
