@@ -387,7 +387,8 @@ void run_case(int64_t rows, int64_t L) {
     CK(cudaMalloc(&in, pitch * size_t(sets)));
     CK(cudaMalloc(&out, pitch * size_t(sets)));
     CK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
-    for (int64_t k = 1; k < sets; ++k) CK(cudaMemcpy(in + k * pitch, in, bytes, cudaMemcpyDeviceToDevice));
+    for (int64_t k = 1; k < sets; k *= 2)  // sets [0, k) copied to [k, 2k)
+        CK(cudaMemcpy(in + k * pitch, in, size_t(std::min(k, sets - k)) * pitch, cudaMemcpyDeviceToDevice));
 
     // The float64 reference.
     std::vector<double> want(static_cast<size_t>(n));
