@@ -143,6 +143,24 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
     }
 }
 
+// The short-row cases of the benchmark, where the plan's kRegisterRows entries
+// are decided (tests/cpp/nvidia/bench/softmax_rows.cu): whichever kernel the
+// plan picks (rows_registers for the rows an entry takes), with odd lengths,
+// offset data and special values at the same row counts.
+TEST_F(NvidiaPlanPaths, SoftmaxShortRowBenchShapes) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        for (const auto &rc : std::vector<std::pair<int64_t, int64_t>>{
+                 {4, 1024}, {144, 1280}, {1008, 1280}, {1024, 1024}, {1008, 2304}, {2032, 2304},
+                 {784, 3840}, {4080, 1536}, {32768, 128}, {1024, 4096}}) {
+            const int64_t rows = rc.first, L = rc.second;
+            check_softmax(dt, {{rows, L}}, 1, /*specials=*/rows >= 6);
+            check_softmax(dt, {{rows, L - 1}}, 1);  // odd rows off 16-byte boundaries
+            check_softmax(dt, {{rows, L}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // heads on every row
+            check_softmax(dt, {{rows, L}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
+        }
+    }
+}
+
 TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
     UseVariant on_chip("on_chip");
     for (oprt_dtype_t dt : all_dtypes()) {

@@ -67,7 +67,7 @@ void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::v
     const Tol t = softmax_tol(dt);
     std::vector<char> is_elem(size_t(out.storage_elems()), 0);
     int failures = 0;
-    for_each_slice(in, out, nd - 1, false, [&](int64_t s, const std::vector<int64_t> &io, const std::vector<int64_t> &oo) {
+    const auto slice = [&](int64_t s, const std::vector<int64_t> &io, const std::vector<int64_t> &oo) {
         // PyTorch's definition in float64: max ignoring NaN, exp(x - max), sum, divide.
         double m = -std::numeric_limits<double>::infinity();
         for (int64_t off : io) m = std::max(m, double(in.get(off)));
@@ -80,7 +80,8 @@ void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::v
             if (!close(got, want, t.rtol, t.atol) && ++failures <= 5)
                 ADD_FAILURE() << what << ": row " << s << " element " << k << " = " << got << ", want " << want;
         }
-    });
+    };
+    for_each_slice(in, out, nd - 1, false, slice);
     if (failures > 5) ADD_FAILURE() << what << ": " << failures << " failures";
     expect_untouched_gaps(out, is_elem, what);
 }

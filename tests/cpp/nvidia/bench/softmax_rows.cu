@@ -492,7 +492,8 @@ void run_case(int64_t rows, int64_t L) {
         }
         std::printf("  %-4s plan %s %.2f us | best %s %.2f us (plan/best %.2fx)", r.cond.c_str(),
                     r.plan_kernel.c_str(), r.plan_us, r.best.c_str(), r.best_us, r.plan_us / r.best_us);
-        if (peer != nullptr) std::printf(" | peer %s %.2f us (peer/best %.2fx)", r.peer_who, r.peer_us, r.peer_us / r.best_us);
+        if (peer != nullptr)
+            std::printf(" | peer %s %.2f us (peer/best %.2fx)", r.peer_who, r.peer_us, r.peer_us / r.best_us);
         std::printf("\n       ");
         for (size_t i = 1; i < list.size(); ++i)
             if (us[i] > 0) std::printf(" %s %.2f;", list[i].name.c_str(), us[i]);
