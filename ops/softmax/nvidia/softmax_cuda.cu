@@ -33,7 +33,7 @@
 //     outer * inner >= 512 * SMs           -> thread per slice
 //     fewer slices                         -> bx x by tile per slice group
 // Rows over a cluster of blocks (distributed shared memory, sm_90) measured
-// slower than the two-pass kernels for every length tried: see kernel.cuh.
+// slower than the two-pass kernels for every length tried (docs/kernels/softmax.md).
 // Rows off 16-byte boundaries (unaligned pointers or row strides, odd
 // lengths) are seen at execute time: in and out at the same offset, they run
 // the ring's kHeads instances (the aligned middle by bulk copy, the ends one
@@ -125,7 +125,7 @@ constexpr int kSplitThreads = 1024;
 constexpr int kStridedThreads = 256;
 constexpr int64_t kSplitBlocksPerSm = 2;       // 2 x 1024 threads fill an SM
 constexpr int64_t kSlicesPerSmForThreads = 512;
-constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch and cluster slots beside the row
+constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch beside the row
 using gpu::kWorkspaceAlign;
 
 int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
@@ -244,19 +244,18 @@ oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gp
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kOp, &info);
     if (s != OPRT_SUCCESS) return s;
-    ClusterRows q;
+    SmemRows q;
     q.rows = p.outer;
     q.L = p.axis_len;
-    q.slice = round_up(q.L, P);
     q.ix = ix;
     // The cached part must fit this device's shared memory (planned on another
     // GPU, the rest streams twice: the same results).
     const int64_t cap = smem_slice_capacity(info, P);
     q.cached = p.launch[1] < cap ? p.launch[1] : cap;
     const size_t smem = size_t(q.cached) * sizeof(float);
-    const void *kernel = reinterpret_cast<const void *>(&softmax_rows_cluster_kernel<T, false>);
+    const void *kernel = reinterpret_cast<const void *>(&softmax_rows_smem_kernel<T>);
     if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
-    gpu::launch_overlapped(&softmax_rows_cluster_kernel<T, false>, unsigned(clamp64(q.rows, 1, kMaxGridBlocks)),
+    gpu::launch_overlapped(&softmax_rows_smem_kernel<T>, unsigned(clamp64(q.rows, 1, kMaxGridBlocks)),
                            unsigned(p.launch[0]), smem, stream, in, out, q);
     return OPRT_SUCCESS;
 }
