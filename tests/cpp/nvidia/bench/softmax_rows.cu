@@ -32,6 +32,8 @@
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_softmax_rows_bench -j2
 //   build-nvidia/tests/cpp/nvidia/camp_softmax_rows_bench [--dtype f32,f16,bf16] [--shape 1024x1024,4x1024]
+// (--shape also takes 4096x8192 and 2048x16384: rows the register kernels hold
+// beyond the short-row cases, not run by default.)
 // or by hand (one line):
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. -Iinclude
 //        tests/cpp/nvidia/bench/softmax_rows.cu -o softmax_rows -Lbuild-nvidia -lcamp_ops
@@ -77,7 +79,7 @@ namespace {
 constexpr int64_t kDramBytes = int64_t(240) << 20;  // bytes the dram condition rotates over, at least
 constexpr int kHotLaunches = 20, kHotReplays = 7;
 constexpr int kDramMinLaunches = 20, kDramReplays = 5;
-constexpr int64_t kMaxCols = 8192;  // longest row a candidate instance is compiled for
+constexpr int64_t kMaxCols = 16384;  // longest row a candidate instance is compiled for
 
 struct Shape {
     int64_t rows, cols;
@@ -85,6 +87,8 @@ struct Shape {
 const Shape kShapes[] = {{4, 1024},    {144, 1280},  {1008, 1280},  {1024, 1024}, {1008, 2304},
                          {2032, 2304}, {784, 3840},  {4080, 1536},  {16384, 1024}, {65536, 1024},
                          {32768, 128}, {8192, 4096}, {1024, 4096}};
+// Rows the register kernels hold beyond the short-row cases, run when --shape names them.
+const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}};
 
 // bf16, the fastest peer (torch, inductor, Triton, QuACK) of the benchmark
 // record of 2026-12-01 (H200, tests/run_ops.py): dram and hot, us.
@@ -548,7 +552,9 @@ int main(int argc, char **argv) {
     g_sms = prop.multiProcessorCount;
     oprt_set_backend(OPRT_BACKEND_NVIDIA);
     CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-    for (const Shape &s : kShapes) {
+    std::vector<Shape> run = std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
+    if (!shapes.empty()) run.insert(run.end(), std::begin(kLongerShapes), std::end(kLongerShapes));
+    for (const Shape &s : run) {
         char name[32];
         std::snprintf(name, sizeof name, "%lldx%lld", (long long)s.rows, (long long)s.cols);
         if (!listed(shapes, name)) continue;
