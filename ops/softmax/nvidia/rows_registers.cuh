@@ -86,7 +86,7 @@ softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int
             if (valid) ix.offsets(row, &io, &oo);
             rh = valid ? row_head<true>(in + io, out + oo, L, kThreads) : RowHead{0, false};
         }
-        float hx = t < rh.head ? dev::to_f32(in[io + t]) : neg_inf();
+        float hx = kGeneral && t < rh.head ? dev::to_f32(in[io + t]) : neg_inf();
         const T *x_row = in + io + rh.head;
         T *y_row = out + oo + rh.head;
         // The row fits the group (the launcher checks), so int indexes do.
@@ -114,8 +114,11 @@ softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int
 #pragma unroll
         for (int c = 0; c < E; ++c) m = fmaxf(m, x[c]);
         m = row_allreduce<kThreads>(m, gpu::MaxOp{}, max_slots);
-        hx = exp_out<T>(hx - m);
-        float s = hx;
+        float s = 0.0f;
+        if constexpr (kGeneral) {
+            hx = exp_out<T>(hx - m);
+            s = hx;
+        }
 #pragma unroll
         for (int c = 0; c < E; ++c) {
             x[c] = exp_out<T>(x[c] - m);
@@ -124,7 +127,7 @@ softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int
         s = row_allreduce<kThreads>(s, gpu::SumOp{}, sum_slots);
         const float inv = 1.0f / s;
         if (!valid) return;
-        if (t < rh.head) out[oo + t] = dev::from_f32<T>(hx * inv);
+        if (kGeneral && t < rh.head) out[oo + t] = dev::from_f32<T>(hx * inv);
 #pragma unroll
         for (int j = 0; j < kVecs; ++j) {
             const int e0 = (j * kThreads + t) * P;
