@@ -10,8 +10,9 @@
 // flight. The max and the sum are shuffle butterflies within the group; a
 // group wider than a warp adds one shared-memory exchange between its warps
 // (one barrier). One exp per element, one reciprocal per row, then the stores.
-// Groups narrower than kRegisterRowsMinBlock threads share a block of that
-// many, one row per group; wider groups are a block each.
+// Groups within a warp share a block of kRegisterRowsMinBlock threads, one row
+// per group; groups of whole warps are a block each (their warps meet in
+// shared memory, one row per block).
 // Few threads per row and many vectors each: fewer, larger rows per SM;
 // many threads per row and one vector each: more warps, less latency per row.
 // The plan (softmax_cuda.cu, kRegisterRows) picks the shape per row length.
@@ -23,12 +24,12 @@
 
 namespace oprt::softmax::gpu_kernels {
 
-// Threads of a block whose groups are narrower than this.
+// Threads of a block of groups within a warp.
 constexpr int kRegisterRowsMinBlock = 128;
 
 template <int kThreads>
 constexpr int register_rows_block() {
-    return kThreads < kRegisterRowsMinBlock ? kRegisterRowsMinBlock : kThreads;
+    return kThreads <= dev::kWarpSize ? kRegisterRowsMinBlock : kThreads;
 }
 
 // v joined over the kThreads threads of a row (op: max or sum). Within a warp:

@@ -5,7 +5,7 @@
 // each threshold from measurements on the H200 (docs/kernels/softmax.md,
 // tests/cpp/nvidia/bench/axis_variants.cu):
 //   dense rows (inner == 1, axis stride 1 in and out):
-//     an entry of kRegisterRows holds the row
+//     an entry of kRegisterRows holds the row (the production plan)
 //                                          -> rows_registers: a group of threads per row,
 //                                             the row in registers (rows_registers.cuh)
 //     L <= P * warp / 2                    -> sub-warp per row, one vector per lane
@@ -90,24 +90,50 @@ enum Kernel : int32_t {
     kRowsRegisters = 13,    // rows_registers.cuh, shaped by kRegisterRows
 };
 
-// Dense rows for softmax_rows_registers_kernel (rows_registers.cuh): the first
-// entry of the element size whose max_cols holds the row, and whose
-// max_rows_per_sm (0: no bound) the tensor's rows stay within, takes it:
+// Dense rows for softmax_rows_registers_kernel (rows_registers.cuh), in the
+// production plan (the ladder's on_chip and bulk_async steps keep the kernels
+// before it): the first entry of the element size whose band (min_cols,
+// max_cols] holds the row length, and whose max_rows_per_sm (0: no bound) the
+// tensor's rows stay within, takes it:
 // `threads` threads a row, `vecs` 16-byte vectors a thread (threads * vecs *
 // 16 / esize >= max_cols; threads 4-32 or whole warps up to 1024, powers of
 // two; vecs * 16 / esize <= 32 values a thread). Rows no entry takes go to the
-// kernels of plan_dense_rows below. Order: by max_cols, and for one max_cols
-// the smaller row bounds first. Every launch shape and its time at the bench
+// kernels of plan_dense_rows below. Order: by max_cols, and for one band the
+// smaller row bounds first. Every launch shape and its time at the bench
 // shapes: tests/cpp/nvidia/bench/softmax_rows.cu.
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16); 0 takes no row
+    int64_t min_cols;  // rows longer than this (a band: a shape fits the lengths it was measured at)
     int64_t max_cols;
     int64_t max_rows_per_sm;
     int threads;
     int vecs;
 };
 constexpr RegisterRows kRegisterRows[] = {
-    {0, 0, 0, 128, 1},  // no entry yet: every row goes to plan_dense_rows' other kernels
+    // f32. H200, 2026-12-02, camp_softmax_rows_bench, hot + dram us, the plan's kernel before
+    // -> rows_registers: 32768x128 17.3 -> 14.9; 4x1024 4.1 -> 2.4; 1024x1024 8.1 -> 5.9;
+    // 16384x1024 68.7 -> 66.1; 65536x1024 261 -> 254; 144x1280 5.2 -> 3.8; 1008x1280 8.7 -> 7.3;
+    // 4080x1536 27.3 -> 24.5; 1008x2304 13.0 -> 10.8; 2032x2304 21.1 -> 18.5; 784x3840
+    // 15.2 -> 13.1; 1024x4096 19.0 -> 15.5 (8192x4096 kept: 132.8 against 130.6).
+    {4, 0, 128, 249, 8, 4},
+    {4, 512, 1024, 497, 128, 2},
+    {4, 1024, 1280, 2, 128, 4},
+    {4, 1024, 1280, 8, 256, 2},
+    {4, 1280, 1536, 31, 128, 4},
+    {4, 1536, 2304, 8, 256, 4},
+    {4, 1536, 2304, 16, 128, 8},
+    {4, 2304, 4096, 8, 256, 4},
+    // f16 / bf16 (bf16 timed): 32768x128 12.7 -> 9.3; 4x1024 4.0 -> 2.3; 1024x1024 6.9 -> 4.8;
+    // 144x1280 4.7 -> 3.3; 1008x1280 7.5 -> 5.3; 4080x1536 20.2 -> 15.0; 1008x2304 10.6 -> 7.8;
+    // 2032x2304 14.8 -> 13.0; 784x3840 9.7 -> 8.9; 1024x4096 13.4 -> 9.9; 8192x4096 72.5 ->
+    // 70.4 (16384x1024 and 65536x1024 kept the warp kernel: 35.9 against 40.5, 131.9 / 141.4).
+    {2, 0, 128, 249, 8, 2},
+    {2, 512, 1024, 8, 128, 1},
+    {2, 1024, 1280, 8, 256, 1},
+    {2, 1280, 1536, 31, 128, 2},
+    {2, 1536, 2304, 8, 256, 2},
+    {2, 1536, 2304, 16, 128, 4},
+    {2, 2304, 4096, 63, 256, 2},
 };
 constexpr size_t kRegisterRowsCount = sizeof(kRegisterRows) / sizeof(kRegisterRows[0]);
 
@@ -396,15 +422,16 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
 }
 
 // Dense rows with the register, shared-memory and two-pass kernels (the
-// ladder's on_chip step; the bulk kernel's fallback for unaligned data).
-oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
+// ladder's on_chip step; the bulk kernel's fallback for unaligned data);
+// register_rows: kRegisterRows first (the production plan).
+oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool register_rows) {
     const int64_t L = p.axis_len;
     const int64_t P = elems_per_vector(p.dtype);
     const int64_t sms = info.sm_count;
     const int64_t esize = P == 4 ? 4 : 2;
-    for (size_t i = 0; i < kRegisterRowsCount; ++i) {
+    for (size_t i = 0; register_rows && i < kRegisterRowsCount; ++i) {
         const RegisterRows &e = kRegisterRows[i];
-        if (e.esize == esize && L <= e.max_cols && (e.max_rows_per_sm == 0 || p.outer <= e.max_rows_per_sm * sms)) {
+        if (e.esize == esize && L > e.min_cols && L <= e.max_cols && (e.max_rows_per_sm == 0 || p.outer <= e.max_rows_per_sm * sms)) {
             p.kernel = kRowsRegisters;
             p.kernel_name = "rows_registers";
             p.launch[0] = int64_t(i);
@@ -849,7 +876,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
 #endif
     AxisPlan dense = p;
     dense.workspace_bytes = 0;
-    if ((s = plan_dense_rows(dense, info)) != OPRT_SUCCESS) return s;
+    if ((s = plan_dense_rows(dense, info, /*register_rows=*/true)) != OPRT_SUCCESS) return s;
     if (dense.workspace_bytes > p.workspace_bytes) {
         // Planned here, on a device unlike the planning one, the dense-row plan
         // wants more workspace than the caller was told to give: the
@@ -877,7 +904,7 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     const int64_t sms = info.sm_count;
 
     if (p.rows_contiguous(/*check_out_axis=*/true)) {
-        if ((s = plan_dense_rows(p, info)) != OPRT_SUCCESS) return s;
+        if ((s = plan_dense_rows(p, info, bulk == BulkUse::kWhereFaster)) != OPRT_SUCCESS) return s;
         return plan_bulk_rows(p, info, bulk);
     }
 
