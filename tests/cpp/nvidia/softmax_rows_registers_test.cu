@@ -118,8 +118,10 @@ void check_all_dtypes() {
     }
 }
 
+// Every shape kRegisterRows (softmax_cuda.cu) uses is among these.
 TEST_F(NvidiaSoftmaxRowsRegisters, GroupsWithinAWarp) {
     check_all_dtypes<4, 1>();
+    check_all_dtypes<8, 2>();
     check_all_dtypes<8, 4>();
     check_all_dtypes<16, 2>();
     check_all_dtypes<32, 1>();
@@ -127,10 +129,14 @@ TEST_F(NvidiaSoftmaxRowsRegisters, GroupsWithinAWarp) {
 }
 
 TEST_F(NvidiaSoftmaxRowsRegisters, GroupsOfWarps) {
-    check_all_dtypes<64, 4>();
+    check_all_dtypes<64, 4>();  // a block each: two 64-thread rows once shared one block's warp slots
     check_all_dtypes<128, 1>();
     check_all_dtypes<128, 2>();
+    check_all_dtypes<128, 4>();
+    check_all_dtypes<128, 8>();
+    check_all_dtypes<256, 1>();
     check_all_dtypes<256, 2>();
+    check_all_dtypes<256, 4>();
     check_all_dtypes<512, 1>();
     check_all_dtypes<1024, 1>();
 }
