@@ -4,8 +4,9 @@
 // as in PyTorch (exp(-inf - -inf) is NaN).
 //
 // Kernels by row length (dense rows): a sub-warp or warp per row with the row
-// in registers; a block per row with the row in registers; a block per row
-// with the row in shared memory; longer rows: a streaming pass that keeps a
+// in registers; a block per row with the row in registers (and, in
+// rows_registers.cuh, either shape as one kernel); a block per row with the
+// row in shared memory; longer rows: a streaming pass that keeps a
 // running (max, sum) followed by a writing pass, one block per row or split
 // over several blocks per row. Non-last axes take a strided path: threads
 // across the inner run, the same running (max, sum), then a writing pass.
@@ -383,80 +384,44 @@ __device__ __forceinline__ void span_write(const T *__restrict__ x, T *__restric
         y[i] = dev::from_f32<T>(exp_f32(dev::to_f32(x[i]) - m) * inv);
 }
 
-// ---- Dense rows held in shared memory, one block or a cluster per row --------------
+// ---- Dense rows held in shared memory, one block per row -----------------------------
 
-// The most blocks per cluster any plan uses (16 needs the non-portable opt-in).
-constexpr int kMaxClusterBlocks = 16;
-
-// Geometry of the cluster kernel, by value in its parameters.
-struct ClusterRows {
+// Geometry of the shared-memory kernel, by value in its parameters.
+struct SmemRows {
     int64_t rows = 0;
     int64_t L = 0;
-    int64_t slice = 0;   // elements of the row per block (a multiple of the vector width)
-    int64_t cached = 0;  // of a slice, the elements kept in shared memory (same)
+    int64_t cached = 0;  // of a row, the elements kept in shared memory (a multiple of the vector width)
     OuterIndex ix;
 };
 
-// The block's value v joined over the cluster with op (max or sum), in rank
-// order, so every block gets the same result. `slot` is this block's shared
-// word for v. After the cluster barrier every block reads every slot; a slot
-// is written again only after the next cluster barrier (the next call), which
-// no block passes before finishing these reads, so one slot per use suffices.
-template <bool kCluster, typename Op>
-__device__ __forceinline__ float cluster_allreduce(float v, Op op, float *slot, float *gathered) {
-    if constexpr (!kCluster) {
-        return v;
-    } else {
-        const unsigned C = dev::cluster_size();
-        if (threadIdx.x == 0) *slot = v;
-        dev::cluster_sync();  // release/acquire: every slot written before any is read
-        if (threadIdx.x < C) gathered[threadIdx.x] = *dev::cluster_map(slot, threadIdx.x);
-        __syncthreads();
-        float r = gathered[0];
-        for (unsigned k = 1; k < C; ++k) r = op(r, gathered[k]);
-        return r;  // `gathered` is rewritten only after the caller's next block reduction
-    }
-}
-
-// Softmax of rows held in shared memory, one block per row, or (kCluster) one
-// cluster of C blocks per row, each holding a slice.
-// Idea: HBM is read once: each block keeps its slice of the row in shared
-// memory as f32; the row max and then the row sum are block reductions joined
-// across the cluster through distributed shared memory; the exps are stored
-// in place and the write pass scales what is on chip. A slice larger than
-// shared memory streams its tail twice, last in the read pass and first in
-// the write pass, so the second read comes from L2. Each thread reads back
-// only the shared-memory slots it wrote, so the row itself needs no barrier.
-// The plan runs the one-block form (rows that fit one block's shared memory).
-// The cluster form is correct (tested while the plan used it) but measured
-// slower on the H200 than the two-pass kernel for every row length tried,
-// 32K to 2^20 columns (docs/kernels/softmax.md): two cluster barriers and DSMEM
-// reads per row and one or two blocks per SM leave too few bytes in flight.
-// tests/cpp/nvidia/bench/axis_variants.cu still times it, for the next try.
-template <typename T, bool kCluster>
+// Softmax of rows held in shared memory, one block per row.
+// Idea: HBM is read once: the block keeps the row in shared memory as f32; a
+// block max, the exps stored in place, a block sum, and the write pass scales
+// what is on chip. A row larger than shared memory streams its tail twice,
+// last in the read pass and first in the write pass, so the second read comes
+// from L2. Each thread reads back only the shared-memory slots it wrote, so the
+// row itself needs no barrier. (The same row split over a thread-block cluster,
+// joined through distributed shared memory, measured slower on the H200 than
+// the two-pass kernel for every row length tried, 32K to 2^20 columns:
+// docs/kernels/softmax.md, "Tried and measured slower".)
+template <typename T>
 __global__ void __launch_bounds__(512)
-softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, ClusterRows p) {
+softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows p) {
     gpu::enter_overlapped_kernel();
     constexpr int P = gpu::vector_width<T>();
     extern __shared__ __align__(16) unsigned char smem_raw[];
     float *buf = reinterpret_cast<float *>(smem_raw);
     __shared__ gpu::BlockReduceScratch<float> scratch;
-    __shared__ float slot_max, slot_sum;             // this block's values for the cluster
-    __shared__ float gathered[kMaxClusterBlocks];    // every block's value, in rank order
-    const unsigned C = kCluster ? dev::cluster_size() : 1u;
-    const unsigned rank = kCluster ? dev::cluster_rank() : 0u;
     const int64_t tid = threadIdx.x, nt = blockDim.x;
-    // Every block of a cluster runs the same rows, so all reach each cluster barrier.
-    for (int64_t row = blockIdx.x / C; row < p.rows; row += gridDim.x / C) {
+    for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x) {
         int64_t io, oo;
         p.ix.offsets(row, &io, &oo);
-        const int64_t k0 = int64_t(rank) * p.slice;
-        const int64_t n = p.L - k0 < 0 ? 0 : (p.L - k0 < p.slice ? p.L - k0 : p.slice);
-        // The slice's elements before its first 16-byte boundary (row_head) go
+        const int64_t n = p.L;
+        // The row's elements before its first 16-byte boundary (row_head) go
         // with the streamed tail; the cached part starts at the boundary.
-        const RowHead rh = row_head<true>(in + io + k0, out + oo + k0, n, nt);
-        const T *head_x = in + io + k0;
-        T *head_y = out + oo + k0;
+        const RowHead rh = row_head<true>(in + io, out + oo, n, nt);
+        const T *head_x = in + io;
+        T *head_y = out + oo;
         const T *x = head_x + rh.head;
         T *y = head_y + rh.head;
         const int64_t nh = n - rh.head;  // elements from the boundary on
@@ -501,7 +466,6 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
         F32Pair tail = rh.head > 0 ? span_stats(head_x, rh.head, tid, nt) : empty_pair();
         if (cached < nh) tail = CombineOp{}(tail, span_stats(x + cached, nh - cached, tid, nt));
         m = gpu::block_allreduce(fmaxf(m, tail.a), gpu::MaxOp{}, neg_inf(), scratch);
-        m = cluster_allreduce<kCluster>(m, gpu::MaxOp{}, &slot_max, gathered);
 
         // The thread's own slots: exp against the row max, in place. -inf adds
         // 0, also when the whole row is -inf; that row's sum stays 0 and
@@ -521,7 +485,6 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
             s += buf[i];
         }
         s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
-        s = cluster_allreduce<kCluster>(s, gpu::SumOp{}, &slot_sum, gathered);
         const float inv = 1.0f / s;
 
         // Write pass: the streamed tail first (most recently read, still in L2), then shared memory.
@@ -536,7 +499,6 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, Clust
         }
         for (int64_t i = cv * P + tid; i < cached; i += nt) y[i] = dev::from_f32<T>(buf[i] * inv);
     }
-    if constexpr (kCluster) dev::cluster_sync();  // no block exits while another may read its slots
 }
 
 // Softmax of long rows, one block per row, no workspace.

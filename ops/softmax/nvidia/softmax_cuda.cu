@@ -5,6 +5,9 @@
 // each threshold from measurements on the H200 (docs/kernels/softmax.md,
 // tests/cpp/nvidia/bench/axis_variants.cu):
 //   dense rows (inner == 1, axis stride 1 in and out):
+//     an entry of kRegisterRows holds the row (the production plan)
+//                                          -> rows_registers: a group of threads per row,
+//                                             the row in registers (rows_registers.cuh)
 //     L <= P * warp / 2                    -> sub-warp per row, one vector per lane
 //     L <= P * warp, rows >= 4 * SMs       -> half a warp per row, two vectors per lane
 //     L <= 1024                            -> warp per row, row in registers (16-bit rows
@@ -18,7 +21,7 @@
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
 //     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
-//     16384
+//     16384, where kRegisterRows takes no such row
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
 //                                             to 8192: the exps held in registers; from
@@ -30,7 +33,7 @@
 //     outer * inner >= 512 * SMs           -> thread per slice
 //     fewer slices                         -> bx x by tile per slice group
 // Rows over a cluster of blocks (distributed shared memory, sm_90) measured
-// slower than the two-pass kernels for every length tried: see kernel.cuh.
+// slower than the two-pass kernels for every length tried (docs/kernels/softmax.md).
 // Rows off 16-byte boundaries (unaligned pointers or row strides, odd
 // lengths) are seen at execute time: in and out at the same offset, they run
 // the ring's kHeads instances (the aligned middle by bulk copy, the ends one
@@ -41,6 +44,7 @@
 #include "runtime/gpu/gpu_runtime.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/ladder.cuh"
+#include "ops/softmax/nvidia/rows_registers.cuh"
 #include "ops/softmax/softmax_backends.h"
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 #include <cstdlib>
@@ -69,6 +73,7 @@ constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 //   kRowsBulk, kRowsBulkClaimed: [0] threads, [1] blocks per row, [2] slice (elements per block),
 //     [3] buffers per block
 //   kStridedTile: [0] bx, [1] by
+//   kRowsRegisters: [0] entry of kRegisterRows, [1] threads per row, [2] vectors per thread
 enum Kernel : int32_t {
     kRowsWarp = 1,
     kRowsBlockRegisters = 2,
@@ -82,7 +87,55 @@ enum Kernel : int32_t {
     kOnline = 10,
     kRowsBulk = 11,
     kRowsBulkClaimed = 12,  // split rows whose blocks claim their rows (bulk_kernel.cuh, kClaim)
+    kRowsRegisters = 13,    // rows_registers.cuh, shaped by kRegisterRows
 };
+
+// Dense rows for softmax_rows_registers_kernel (rows_registers.cuh), in the
+// production plan (the ladder's on_chip and bulk_async steps keep the kernels
+// before it): the first entry of the element size whose band (min_cols,
+// max_cols] holds the row length, and whose max_rows_per_sm (0: no bound) the
+// tensor's rows stay within, takes it:
+// `threads` threads a row, `vecs` 16-byte vectors a thread (threads * vecs *
+// 16 / esize >= max_cols; threads 4-32 or whole warps up to 1024, powers of
+// two; vecs * 16 / esize <= 32 values a thread). Rows no entry takes go to the
+// kernels of plan_dense_rows below. Order: by max_cols, and for one band the
+// smaller row bounds first. Every launch shape and its time at the bench
+// shapes: tests/cpp/nvidia/bench/softmax_rows.cu.
+struct RegisterRows {
+    int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16); 0 takes no row
+    int64_t min_cols;  // rows longer than this (a band: a shape fits the lengths it was measured at)
+    int64_t max_cols;
+    int64_t max_rows_per_sm;
+    int threads;
+    int vecs;
+};
+constexpr RegisterRows kRegisterRows[] = {
+    // f32. H200, 2026-12-02, camp_softmax_rows_bench, hot + dram us, the plan's kernel before
+    // -> rows_registers: 32768x128 17.3 -> 14.9; 4x1024 4.1 -> 2.4; 1024x1024 8.1 -> 5.9;
+    // 16384x1024 68.7 -> 66.1; 65536x1024 261 -> 254; 144x1280 5.2 -> 3.8; 1008x1280 8.7 -> 7.3;
+    // 4080x1536 27.3 -> 24.5; 1008x2304 13.0 -> 10.8; 2032x2304 21.1 -> 18.5; 784x3840
+    // 15.2 -> 13.1; 1024x4096 19.0 -> 15.5 (8192x4096 kept: 132.8 against 130.6).
+    {4, 0, 128, 249, 8, 4},
+    {4, 512, 1024, 497, 128, 2},
+    {4, 1024, 1280, 2, 128, 4},
+    {4, 1024, 1280, 8, 256, 2},
+    {4, 1280, 1536, 31, 128, 4},
+    {4, 1536, 2304, 8, 256, 4},
+    {4, 1536, 2304, 16, 128, 8},
+    {4, 2304, 4096, 8, 256, 4},
+    // f16 / bf16 (bf16 timed): 32768x128 12.7 -> 9.3; 4x1024 4.0 -> 2.3; 1024x1024 6.9 -> 4.8;
+    // 144x1280 4.7 -> 3.3; 1008x1280 7.5 -> 5.3; 4080x1536 20.2 -> 15.0; 1008x2304 10.6 -> 7.8;
+    // 2032x2304 14.8 -> 13.0; 784x3840 9.7 -> 8.9; 1024x4096 13.4 -> 9.9; 8192x4096 72.5 ->
+    // 70.4 (16384x1024 and 65536x1024 kept the warp kernel: 35.9 against 40.5, 131.9 / 141.4).
+    {2, 0, 128, 249, 8, 2},
+    {2, 512, 1024, 8, 128, 1},
+    {2, 1024, 1280, 8, 256, 1},
+    {2, 1280, 1536, 31, 128, 2},
+    {2, 1536, 2304, 8, 256, 2},
+    {2, 1536, 2304, 16, 128, 4},
+    {2, 2304, 4096, 63, 256, 2},
+};
+constexpr size_t kRegisterRowsCount = sizeof(kRegisterRows) / sizeof(kRegisterRows[0]);
 
 constexpr int64_t kHalfWarpMinRowsPerSm = 4;
 constexpr int64_t kWarpMaxCols = 1024;
@@ -98,7 +151,7 @@ constexpr int kSplitThreads = 1024;
 constexpr int kStridedThreads = 256;
 constexpr int64_t kSplitBlocksPerSm = 2;       // 2 x 1024 threads fill an SM
 constexpr int64_t kSlicesPerSmForThreads = 512;
-constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch and cluster slots beside the row
+constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch beside the row
 using gpu::kWorkspaceAlign;
 
 int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
@@ -192,6 +245,24 @@ void launch_block_registers(const T *in, T *out, int64_t rows, int64_t L, int th
     });
 }
 
+// Launches entry `entry` of kRegisterRows: one instance of the kernel per entry of T's size.
+template <typename T, size_t I = 0>
+void launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, bool aligned,
+                                const gpu::OuterIndex &ix, dev::stream_t stream) {
+    if constexpr (I < kRegisterRowsCount) {
+        constexpr RegisterRows e = kRegisterRows[I];
+        if constexpr (e.esize == int64_t(sizeof(T))) {
+            static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
+            static_assert(e.vecs * gpu::vector_width<T>() <= 32, "at most 32 values a thread");
+            if (entry == I) {
+                launch_register_rows<T, e.threads, e.vecs>(in, out, rows, L, aligned, ix, stream);
+                return;
+            }
+        }
+        launch_register_rows_entry<T, I + 1>(entry, in, out, rows, L, aligned, ix, stream);
+    }
+}
+
 template <typename T>
 oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gpu::OuterIndex &ix,
                                 dev::stream_t stream) {
@@ -199,19 +270,18 @@ oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gp
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kOp, &info);
     if (s != OPRT_SUCCESS) return s;
-    ClusterRows q;
+    SmemRows q;
     q.rows = p.outer;
     q.L = p.axis_len;
-    q.slice = round_up(q.L, P);
     q.ix = ix;
     // The cached part must fit this device's shared memory (planned on another
     // GPU, the rest streams twice: the same results).
     const int64_t cap = smem_slice_capacity(info, P);
     q.cached = p.launch[1] < cap ? p.launch[1] : cap;
     const size_t smem = size_t(q.cached) * sizeof(float);
-    const void *kernel = reinterpret_cast<const void *>(&softmax_rows_cluster_kernel<T, false>);
+    const void *kernel = reinterpret_cast<const void *>(&softmax_rows_smem_kernel<T>);
     if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
-    gpu::launch_overlapped(&softmax_rows_cluster_kernel<T, false>, unsigned(clamp64(q.rows, 1, kMaxGridBlocks)),
+    gpu::launch_overlapped(&softmax_rows_smem_kernel<T>, unsigned(clamp64(q.rows, 1, kMaxGridBlocks)),
                            unsigned(p.launch[0]), smem, stream, in, out, q);
     return OPRT_SUCCESS;
 }
@@ -236,6 +306,9 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         launch_block_registers(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), heads, ix, stream);
         return OPRT_SUCCESS;
     case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
+    case kRowsRegisters:
+        launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L, !heads, ix, stream);
+        return OPRT_SUCCESS;
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
@@ -349,11 +422,24 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
 }
 
 // Dense rows with the register, shared-memory and two-pass kernels (the
-// ladder's on_chip step; the bulk kernel's fallback for unaligned data).
-oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
+// ladder's on_chip step; the bulk kernel's fallback for unaligned data);
+// register_rows: kRegisterRows first (the production plan).
+oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool register_rows) {
     const int64_t L = p.axis_len;
     const int64_t P = elems_per_vector(p.dtype);
     const int64_t sms = info.sm_count;
+    const int64_t esize = P == 4 ? 4 : 2;
+    for (size_t i = 0; register_rows && i < kRegisterRowsCount; ++i) {
+        const RegisterRows &e = kRegisterRows[i];
+        if (e.esize == esize && L > e.min_cols && L <= e.max_cols && (e.max_rows_per_sm == 0 || p.outer <= e.max_rows_per_sm * sms)) {
+            p.kernel = kRowsRegisters;
+            p.kernel_name = "rows_registers";
+            p.launch[0] = int64_t(i);
+            p.launch[1] = e.threads;
+            p.launch[2] = e.vecs;
+            return OPRT_SUCCESS;
+        }
+    }
     if (L <= kWarpMaxCols) {
         p.kernel = kRowsWarp;
         if (L <= P * (dev::kWarpSize / 2)) {
@@ -414,6 +500,7 @@ constexpr int64_t kBulkMinCols = 1024;
 // the split two-pass kernel, (2048, 65536) 292 us and (1024, 131072) 292 us
 // against 396 and 400 for the block-per-row two-pass kernel.
 bool bulk_faster(const AxisPlan &p) {
+    if (p.kernel == kRowsRegisters) return false;  // kRegisterRows' rows stay in registers
     if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
     return p.axis_len > kRegisterMaxColsF32;
 }
@@ -789,7 +876,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
 #endif
     AxisPlan dense = p;
     dense.workspace_bytes = 0;
-    if ((s = plan_dense_rows(dense, info)) != OPRT_SUCCESS) return s;
+    if ((s = plan_dense_rows(dense, info, /*register_rows=*/true)) != OPRT_SUCCESS) return s;
     if (dense.workspace_bytes > p.workspace_bytes) {
         // Planned here, on a device unlike the planning one, the dense-row plan
         // wants more workspace than the caller was told to give: the
@@ -817,7 +904,7 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     const int64_t sms = info.sm_count;
 
     if (p.rows_contiguous(/*check_out_axis=*/true)) {
-        if ((s = plan_dense_rows(p, info)) != OPRT_SUCCESS) return s;
+        if ((s = plan_dense_rows(p, info, bulk == BulkUse::kWhereFaster)) != OPRT_SUCCESS) return s;
         return plan_bulk_rows(p, info, bulk);
     }
 

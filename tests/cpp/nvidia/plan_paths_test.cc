@@ -143,6 +143,27 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
     }
 }
 
+// The short-row cases of the benchmark, where the plan's kRegisterRows entries
+// are decided (tests/cpp/nvidia/bench/softmax_rows.cu): whichever kernel the
+// plan picks (rows_registers for the rows an entry takes), with odd lengths,
+// offset data and special values at the same row counts.
+TEST_F(NvidiaPlanPaths, SoftmaxShortRowBenchShapes) {
+    // The production plan takes every one of these (and the odd lengths one short)
+    // to rows_registers (kRegisterRows); the ladder's on_chip step keeps the kernels above.
+    ExpectKernel k("rows_registers");
+    for (oprt_dtype_t dt : all_dtypes()) {
+        for (const auto &rc : std::vector<std::pair<int64_t, int64_t>>{
+                 {4, 1024}, {144, 1280}, {1008, 1280}, {1024, 1024}, {1008, 2304}, {2032, 2304},
+                 {784, 3840}, {4080, 1536}, {32768, 128}, {1024, 4096}}) {
+            const int64_t rows = rc.first, L = rc.second;
+            check_softmax(dt, {{rows, L}}, 1, /*specials=*/rows >= 6);
+            check_softmax(dt, {{rows, L - 1}}, 1);  // odd rows off 16-byte boundaries
+            check_softmax(dt, {{rows, L}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // heads on every row
+            check_softmax(dt, {{rows, L}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
+        }
+    }
+}
+
 TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
     UseVariant on_chip("on_chip");
     for (oprt_dtype_t dt : all_dtypes()) {
@@ -300,12 +321,17 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
 }
 
 TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
-    // The plan (no variant set): 16-bit rows from 2048 columns and f32 rows
-    // longer than 16384 take the bulk kernel; the rest keep the on_chip kernels.
+    // The plan (no variant set): rows kRegisterRows takes run rows_registers; of the
+    // rest, 16-bit rows from 2048 columns and f32 rows longer than 16384 take the bulk
+    // kernel, the others keep the on_chip kernels.
     for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
         {
-            ExpectKernel k("rows_bulk_ring_registers");
+            ExpectKernel k("rows_registers");
             check_softmax(dt, {{300, 2048}}, 1);
+        }
+        {
+            ExpectKernel k("rows_bulk_ring_registers");
+            check_softmax(dt, {{300, 8191}}, 1);
         }
         ExpectKernel k("rows_bulk_ring");
         check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
@@ -320,9 +346,14 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{300, 60001}}, 1);  // not whole vectors: kHeads
     }
     {
-        ExpectKernel k("rows_block_registers");
+        ExpectKernel k("rows_registers");
         check_softmax(OPRT_DTYPE_F32, {{300, 4096}}, 1);
         check_softmax(OPRT_DTYPE_BF16, {{300, 1536}}, 1);
+    }
+    {
+        ExpectKernel k("rows_block_registers");  // past kRegisterRows' lengths, or its rows per SM
+        check_softmax(OPRT_DTYPE_F32, {{300, 8192}}, 1);
+        check_softmax(OPRT_DTYPE_BF16, {{5000, 1536}}, 1);
     }
     {
         ExpectKernel k("rows_bulk_ring_split");  // f32 off whole 16-byte vectors: kHeads, fixed groups

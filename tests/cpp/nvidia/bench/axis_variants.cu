@@ -75,63 +75,29 @@ void sm_registers(const T *in, T *out, int64_t rows, int64_t L, int threads) {
     report(what, rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t);
 }
 
+// One block per row, the row in shared memory (smem_fraction of what a block
+// may take; the rest of a longer row streams through L2 twice).
 template <typename T>
-void sm_cluster(const T *in, T *out, int64_t rows, int64_t L, int C, double smem_fraction = 1.0) {
+void sm_smem(const T *in, T *out, int64_t rows, int64_t L, double smem_fraction = 1.0) {
     constexpr int64_t P = oprt::gpu::vector_width<T>();
     int optin = 0;
     CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
     const int64_t cap = int64_t((optin - 1024) * smem_fraction) / 4 / P * P;
-    sm::ClusterRows q;
+    sm::SmemRows q;
     q.rows = rows;
     q.L = L;
-    q.slice = (L + C - 1) / C;
-    q.slice = (q.slice + P - 1) / P * P;
-    q.cached = std::min(q.slice, cap);
+    q.cached = std::min((L + P - 1) / P * P, cap);
     q.ix = rows_index(L);
     const size_t smem = size_t(q.cached) * 4;
     const int threads = 512;
-    int active = 0;
-    cudaLaunchConfig_t config{};
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = unsigned(C);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.gridDim = dim3(unsigned(rows * C), 1, 1);
-    config.blockDim = dim3(threads, 1, 1);
-    config.dynamicSmemBytes = smem;
-    config.stream = g_stream;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    double t;
-    if (C == 1) {
-        CK(cudaFuncSetAttribute(&sm::softmax_rows_cluster_kernel<T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                int(smem)));
-        int per_sm = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, &sm::softmax_rows_cluster_kernel<T, false>, threads, smem));
-        active = per_sm;
-        t = time_graph([&] {
-            sm::softmax_rows_cluster_kernel<T, false><<<unsigned(rows), threads, smem, g_stream>>>(in, out, q);
-        });
-    } else {
-        auto *k = &sm::softmax_rows_cluster_kernel<T, true>;
-        CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-        if (C > 8) CK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-        if (cudaOccupancyMaxActiveClusters(&active, k, &config) != cudaSuccess) {
-            (void)cudaGetLastError();
-            active = -1;
-        }
-        if (active <= 0) {
-            std::printf("softmax cluster C=%d: not schedulable (%d)\n", C, active);
-            return;
-        }
-        t = time_graph([&] { CK(cudaLaunchKernelEx(&config, k, in, out, q)); });
-    }
+    auto *k = &sm::softmax_rows_smem_kernel<T>;
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem));
+    const double t = time_graph([&] { k<<<unsigned(rows), threads, smem, g_stream>>>(in, out, q); });
     char what[64], extra[64];
-    std::snprintf(what, sizeof what, "softmax cluster C=%d smem %.0f%%%s", C, smem_fraction * 100,
-                  q.cached < q.slice ? " +L2 tail" : "");
-    std::snprintf(extra, sizeof extra, "%s %d, slice %lld KB", C == 1 ? "blocks/SM" : "active clusters", active,
-                  (long long)(q.slice * 4 / 1024));
+    std::snprintf(what, sizeof what, "softmax smem %.0f%%%s", smem_fraction * 100, q.cached < L ? " +L2 tail" : "");
+    std::snprintf(extra, sizeof extra, "blocks/SM %d, cached %lld KB", per_sm, (long long)(q.cached * 4 / 1024));
     report(what, rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t, extra);
 }
 
@@ -181,20 +147,13 @@ void softmax_ladder(void *in_raw, void *out_raw, oprt::gpu::F32Pair *stats) {
             if (V == 4) sm_registers<T, 4>(in, out, rows, L, int(threads));
             if (V == 8) sm_registers<T, 8>(in, out, rows, L, int(threads));
         }
-        sm_cluster<T>(in, out, rows, L, 1);
-        if (L >= 8192) sm_cluster<T>(in, out, rows, L, 2);
+        sm_smem<T>(in, out, rows, L);
     }
-    // Long rows: cluster sizes, and the split two-pass.
+    // Long rows: shared memory with a tail through L2, the block two-pass, the split two-pass.
     for (int64_t L : {int64_t(32768), int64_t(65536), int64_t(131072), int64_t(1) << 20}) {
         const int64_t rows = total / L;
-        for (int C : {1, 2, 4, 8, 16}) {
-            if (L / C > 131072 && C < 8) continue;  // slices far beyond shared memory
-            sm_cluster<T>(in, out, rows, L, C);
-        }
-        if (L == (int64_t(1) << 20)) {
-            sm_cluster<T>(in, out, rows, L, 16, 0.5);  // two blocks per SM, longer tail through L2
-            sm_cluster<T>(in, out, rows, L, 8, 0.5);
-        }
+        sm_smem<T>(in, out, rows, L);
+        sm_smem<T>(in, out, rows, L, 0.5);  // two blocks per SM, a longer tail through L2
         sm_long<T>(in, out, rows, L);
         sm_split<T>(in, out, rows, L, stats);
     }

@@ -1,0 +1,608 @@
+// Short softmax rows (up to 4096 columns): which register kernel, at which
+// launch shape, is fastest for each shape, next to the library's plan.
+//
+// For each shape and dtype (f32, f16, bf16) it times, in two conditions,
+//   hot   one input/output pair replayed (the input L2-resident where it fits,
+//         as a tensor the previous layer just wrote);
+//   dram  input/output pairs rotated over >= 240 MiB (a case that moves more
+//         has one pair: its hot and dram figures are one measurement),
+// these candidates:
+//   plan       the library's choice (oprt_execute_softmax; its kernel name);
+//   new tT vV  softmax_rows_registers_kernel (ops/softmax/nvidia/rows_registers.cuh):
+//              T threads per row, V 16-byte vectors a thread, for every V with
+//              T = the power of two that holds the row; "triton" marks the shape
+//              of a one-row-per-program Triton softmax (128 threads per row up
+//              to 2048 columns, 256 beyond, the row padded to a power of two);
+//   block tT vV  softmax_rows_block_registers_kernel (kernel.cuh), a block of T
+//              threads per row (T a multiple of 64), V vectors a thread;
+//   warp gG cC   softmax_rows_warp_kernel (kernel.cuh), G lanes per row, C
+//              values a lane (rows of up to 1024 columns).
+// Every candidate first runs once on random data into a NaN-poisoned output and
+// is checked against a float64 reference; a candidate that fails is reported
+// and not timed. Times: launches captured in a CUDA graph, the median of
+// several replays (graph_timing.cuh); every launch of the candidates goes
+// through gpu::launch_overlapped, as the library's do.
+//
+// Output, per shape, dtype and condition: the plan's kernel and time, the best
+// candidate and its time, their ratio, and (bf16) the fastest peer of the
+// benchmark record docs/perf/peers-2026-12-01-h200/softmax-report.md (measured
+// by tests/run_ops.py, not by this program); then every candidate's time.
+// A summary table closes the run.
+//
+// Build (from the repository root, after building the NVIDIA library in build-nvidia):
+//   cmake --build build-nvidia --target camp_softmax_rows_bench -j2
+//   build-nvidia/tests/cpp/nvidia/camp_softmax_rows_bench [--dtype f32,f16,bf16] [--shape 1024x1024,4x1024]
+// (--shape also takes 4096x8192 and 2048x16384: rows the register kernels hold
+// beyond the short-row cases, not run by default.)
+// or by hand (one line):
+//   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. -Iinclude
+//        tests/cpp/nvidia/bench/softmax_rows.cu -o softmax_rows -Lbuild-nvidia -lcamp_ops
+// It needs libcamp_ops.so at run time (LD_LIBRARY_PATH=<folder holding it>).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "operator_runtime/api.h"
+#include "operator_runtime/ops/softmax.h"
+#include "ops/softmax/nvidia/kernel.cuh"
+#include "ops/softmax/nvidia/rows_registers.cuh"
+#include "tests/cpp/nvidia/bench/graph_timing.cuh"
+
+namespace sm = oprt::softmax::gpu_kernels;
+using oprt::gpu::OuterIndex;
+
+// gpu::launch_overlapped asks this (the library's own copy is internal to it):
+// overlapped launches on sm_90 and later, as the library makes them.
+namespace oprt::gpu {
+bool overlapped_launch_allowed() {
+    static const bool allowed = [] {
+        int major = 0;
+        return cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess && major >= 9;
+    }();
+    return allowed;
+}
+}  // namespace oprt::gpu
+
+namespace {
+
+constexpr int64_t kDramBytes = int64_t(240) << 20;  // bytes the dram condition rotates over, at least
+constexpr int kHotLaunches = 20, kHotReplays = 7;
+constexpr int kDramMinLaunches = 20, kDramReplays = 5;
+constexpr int64_t kMaxCols = 16384;  // longest row a candidate instance is compiled for
+
+struct Shape {
+    int64_t rows, cols;
+};
+const Shape kShapes[] = {{4, 1024},    {144, 1280},  {1008, 1280},  {1024, 1024}, {1008, 2304},
+                         {2032, 2304}, {784, 3840},  {4080, 1536},  {16384, 1024}, {65536, 1024},
+                         {32768, 128}, {8192, 4096}, {1024, 4096}};
+// Rows the register kernels hold beyond the short-row cases, run when --shape names them.
+const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}};
+
+// bf16, the fastest peer (torch, inductor, Triton, QuACK) of the benchmark
+// record of 2026-12-01 (H200, tests/run_ops.py): dram and hot, us.
+struct Peer {
+    int64_t rows, cols;
+    double dram, hot;
+    const char *dram_who, *hot_who;
+};
+const Peer kPeersBf16[] = {
+    {4, 1024, 1.93, 1.53, "triton", "triton"},        {1024, 1024, 3.12, 2.31, "quack", "quack"},
+    {65536, 1024, 65.06, 65.06, "compile", "compile"}, {144, 1280, 2.48, 1.82, "triton", "triton"},
+    {1008, 1280, 3.39, 2.66, "quack", "quack"},        {1008, 2304, 4.60, 3.49, "quack", "quack"},
+    {2032, 2304, 6.79, 4.61, "quack", "quack"},        {784, 3840, 5.12, 3.77, "triton", "triton"},
+    {4080, 1536, 7.68, 4.90, "quack", "quack"},        {32768, 128, 5.97, 3.97, "quack", "quack"},
+    {16384, 1024, 18.15, 17.35, "quack", "quack"},     {8192, 4096, 34.28, 34.13, "triton", "triton"},
+};
+
+OuterIndex rows_index(int64_t L) {
+    OuterIndex ix;
+    ix.ndim = 1;
+    ix.shape[0] = int64_t(1) << 40;
+    ix.in_strides[0] = L;
+    ix.out_strides[0] = L;
+    return ix;
+}
+
+cudaStream_t g_stream;
+
+// ---- Candidates -----------------------------------------------------------------------
+
+using LaunchFn = void (*)(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s);
+
+template <typename T, int kT, int kV>
+void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
+    sm::launch_register_rows<T, kT, kV>(static_cast<const T *>(in), static_cast<T *>(out), rows, L, true,
+                                        rows_index(L), s);
+}
+template <typename T, int kT, int kV>
+LaunchFn new_if_compiled() {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxCols)
+        return &launch_new<T, kT, kV>;
+    else
+        return nullptr;
+}
+template <typename T, int kV>
+LaunchFn new_fn_v(int threads) {
+    switch (threads) {
+    case 4: return new_if_compiled<T, 4, kV>();
+    case 8: return new_if_compiled<T, 8, kV>();
+    case 16: return new_if_compiled<T, 16, kV>();
+    case 32: return new_if_compiled<T, 32, kV>();
+    case 64: return new_if_compiled<T, 64, kV>();
+    case 128: return new_if_compiled<T, 128, kV>();
+    case 256: return new_if_compiled<T, 256, kV>();
+    case 512: return new_if_compiled<T, 512, kV>();
+    case 1024: return new_if_compiled<T, 1024, kV>();
+    default: return nullptr;
+    }
+}
+template <typename T>
+LaunchFn new_fn(int threads, int vecs) {
+    switch (vecs) {
+    case 1: return new_fn_v<T, 1>(threads);
+    case 2: return new_fn_v<T, 2>(threads);
+    case 4: return new_fn_v<T, 4>(threads);
+    case 8: return new_fn_v<T, 8>(threads);
+    default: return nullptr;
+    }
+}
+
+// The block-register kernel takes its thread count at launch; its vectors per thread are compiled.
+template <typename T, int kV>
+void launch_block(const void *in, void *out, int64_t rows, int64_t L, int threads, cudaStream_t s) {
+    oprt::gpu::launch_overlapped(&sm::softmax_rows_block_registers_kernel<T, kV, false>, unsigned(rows),
+                                 unsigned(threads), 0, s, static_cast<const T *>(in), static_cast<T *>(out), rows, L,
+                                 rows_index(L));
+}
+
+template <typename T, int G, int C>
+void launch_warp(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
+    const int64_t blocks = (rows + sm::kWarpRowsThreads / G - 1) / (sm::kWarpRowsThreads / G);
+    oprt::gpu::launch_overlapped(&sm::softmax_rows_warp_kernel<T, G, C, false>, unsigned(blocks),
+                                 unsigned(sm::kWarpRowsThreads), 0, s, static_cast<const T *>(in),
+                                 static_cast<T *>(out), rows, L, rows_index(L));
+}
+template <typename T, int G>
+LaunchFn warp_fn_g(int cols) {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    switch (cols) {
+    case 4: if constexpr (P <= 4) return &launch_warp<T, G, 4>; else return nullptr;
+    case 8: return &launch_warp<T, G, 8>;
+    case 16: return &launch_warp<T, G, 16>;
+    case 32: return &launch_warp<T, G, 32>;
+    default: return nullptr;
+    }
+}
+template <typename T>
+LaunchFn warp_fn(int lanes, int cols) {
+    switch (lanes) {
+    case 8: return warp_fn_g<T, 8>(cols);
+    case 16: return warp_fn_g<T, 16>(cols);
+    case 32: return warp_fn_g<T, 32>(cols);
+    default: return nullptr;
+    }
+}
+
+struct Candidate {
+    std::string name;
+    int new_threads = 0, new_vecs = 0;  // the new kernel's shape
+    LaunchFn fn = nullptr;         // new and warp kernels
+    int block_threads = 0;         // block kernel: threads and vectors
+    int block_vecs = 0;
+    oprt_softmax_descriptor_t plan = nullptr;  // the library
+    void *ws = nullptr;
+    size_t ws_bytes = 0;
+};
+
+template <typename T>
+void launch(const Candidate &c, const void *in, void *out, int64_t rows, int64_t L) {
+    if (c.plan != nullptr) {
+        const oprt_status_t s = oprt_execute_softmax(c.plan, c.ws, c.ws_bytes, out, in, g_stream);
+        if (s != OPRT_SUCCESS) {
+            std::printf("oprt_execute_softmax: %s: %s\n", oprt_status_string(s), oprt_last_error_message());
+            std::exit(1);
+        }
+    } else if (c.fn != nullptr) {
+        c.fn(in, out, rows, L, g_stream);
+    } else {
+        switch (c.block_vecs) {
+        case 1: launch_block<T, 1>(in, out, rows, L, c.block_threads, g_stream); break;
+        case 2: launch_block<T, 2>(in, out, rows, L, c.block_threads, g_stream); break;
+        case 4: launch_block<T, 4>(in, out, rows, L, c.block_threads, g_stream); break;
+        case 8:
+            if constexpr (sizeof(T) == 4) launch_block<T, 8>(in, out, rows, L, c.block_threads, g_stream);
+            break;
+        }
+    }
+}
+
+int64_t next_pow2(int64_t v) {
+    int64_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+template <typename T>
+std::vector<Candidate> candidates(int64_t L) {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    const int64_t nvec = (L + P - 1) / P;
+    std::vector<Candidate> list;
+    char name[64];
+    // Triton's shape: 128 threads a row up to 2048 columns, 256 beyond; the row padded to a power of two.
+    const int tri_threads = L <= 2048 ? 128 : 256;
+    const int tri_vecs = int(std::max<int64_t>(1, next_pow2(L) / P / tri_threads));
+    bool tri_listed = false;
+    for (int v : {1, 2, 4, 8}) {
+        const int threads = int(std::max<int64_t>(4, next_pow2((nvec + v - 1) / v)));
+        Candidate c;
+        c.fn = new_fn<T>(threads, v);
+        if (c.fn == nullptr) continue;
+        c.new_threads = threads;
+        c.new_vecs = v;
+        const bool tri = threads == tri_threads && v == tri_vecs;
+        tri_listed = tri_listed || tri;
+        std::snprintf(name, sizeof name, "new t%d v%d%s", threads, v, tri ? " triton" : "");
+        c.name = name;
+        list.push_back(c);
+    }
+    if (!tri_listed) {
+        Candidate c;
+        c.fn = new_fn<T>(tri_threads, tri_vecs);
+        c.new_threads = tri_threads;
+        c.new_vecs = tri_vecs;
+        std::snprintf(name, sizeof name, "new t%d v%d triton", tri_threads, tri_vecs);
+        c.name = name;
+        if (c.fn != nullptr) list.push_back(c);
+    }
+    int64_t last_threads = 0;  // more vectors a thread at the same thread count only pad
+    for (int v : {1, 2, 4, 8}) {
+        if (v * P > 32) continue;
+        const int64_t threads = ((nvec + v - 1) / v + 63) / 64 * 64;
+        if (threads > 1024 || threads == last_threads) continue;
+        last_threads = threads;
+        Candidate c;
+        c.block_threads = int(threads);
+        c.block_vecs = v;
+        std::snprintf(name, sizeof name, "block t%d v%d", int(threads), v);
+        c.name = name;
+        list.push_back(c);
+    }
+    if (L <= 1024)
+        for (int g : {8, 16, 32}) {
+            const int cols = int(std::max<int64_t>(P, next_pow2((L + g - 1) / g)));
+            Candidate c;
+            c.fn = warp_fn<T>(g, cols);
+            if (c.fn == nullptr) continue;
+            std::snprintf(name, sizeof name, "warp g%d c%d", g, cols);
+            c.name = name;
+            list.push_back(c);
+        }
+    return list;
+}
+
+// ---- Data and checks ------------------------------------------------------------------
+
+template <typename T>
+T from_float(float f);
+template <>
+float from_float<float>(float f) { return f; }
+template <>
+__half from_float<__half>(float f) { return __float2half_rn(f); }
+template <>
+__nv_bfloat16 from_float<__nv_bfloat16>(float f) { return __float2bfloat16_rn(f); }
+float to_float(float f) { return f; }
+float to_float(__half h) { return __half2float(h); }
+float to_float(__nv_bfloat16 b) { return __bfloat162float(b); }
+
+template <typename T>
+const char *dtype_name() {
+    return sizeof(T) == 4 ? "f32" : std::is_same<T, __half>::value ? "f16" : "bf16";
+}
+template <typename T>
+oprt_dtype_t dtype_enum() {
+    return sizeof(T) == 4 ? OPRT_DTYPE_F32 : std::is_same<T, __half>::value ? OPRT_DTYPE_F16 : OPRT_DTYPE_BF16;
+}
+// The library's test tolerances (tests/cpp/nvidia/op_cases.h, softmax_tol).
+template <typename T>
+double rtol() {
+    return sizeof(T) == 4 ? 1e-5 : std::is_same<T, __half>::value ? 2e-3 : 8e-3;
+}
+// The absolute part: f16 rounds outputs below its smallest normal (6.1e-5) to
+// subnormal steps of 6e-8 (op_cases.h's softmax_tol: 1e-7).
+template <typename T>
+double atol() {
+    return std::is_same<T, __half>::value ? 1e-7 : 1e-12;
+}
+
+// f(begin, end, part) over [0, n) split across the host's cores.
+template <typename F>
+void parallel_for(int64_t n, F f) {
+    const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 4096 + 1));
+    std::vector<std::thread> threads;
+    for (int64_t k = 0; k < parts; ++k) threads.emplace_back(f, n * k / parts, n * (k + 1) / parts, k);
+    for (auto &t : threads) t.join();
+}
+
+// Whether every element of got is within the tests' tolerance of want
+// (tests/cpp/nvidia/op_cases.h, softmax_tol); *worst: the largest relative
+// error (1e30 for a NaN, an unwritten element).
+template <typename T>
+bool check(const std::vector<T> &got, const std::vector<double> &want, double *worst) {
+    const int64_t n = int64_t(want.size());
+    std::vector<int64_t> bad(std::thread::hardware_concurrency() + 1, 0);
+    std::vector<double> w(bad.size(), 0.0);
+    parallel_for(n, [&](int64_t b, int64_t e, int64_t k) {
+        for (int64_t i = b; i < e; ++i) {
+            const double g = to_float(got[size_t(i)]);
+            const double err = std::fabs(g - want[size_t(i)]);
+            if (!(err <= atol<T>() + rtol<T>() * std::fabs(want[size_t(i)]))) ++bad[size_t(k)];
+            const double rel = std::isnan(err) ? 1e30 : want[size_t(i)] > 0 ? err / want[size_t(i)] : err;
+            w[size_t(k)] = std::max(w[size_t(k)], rel);
+        }
+    });
+    *worst = *std::max_element(w.begin(), w.end());
+    return *std::max_element(bad.begin(), bad.end()) == 0;
+}
+
+struct Result {
+    std::string shape, dtype, cond, plan_kernel, best;
+    double plan_us = 0, best_us = 0, peer_us = 0;
+    const char *peer_who = "";
+};
+std::vector<Result> g_results;
+
+// The new kernel's best shape for a case, hot and dram times added, against the plan's.
+struct Suggestion {
+    int64_t esize, rows, cols;
+    std::string dtype;
+    double plan_us, new_us;  // hot + dram
+    int threads, vecs;
+};
+std::vector<Suggestion> g_suggestions;
+int g_sms = 0;
+
+template <typename T>
+void run_case(int64_t rows, int64_t L) {
+    const int64_t n = rows * L;
+    const size_t bytes = size_t(n) * sizeof(T);
+    const size_t pitch = (bytes + 255) / 256 * 256;
+    const int64_t sets = std::max<int64_t>(1, (kDramBytes + 2 * int64_t(bytes) - 1) / (2 * int64_t(bytes)));
+    char shape[32];
+    std::snprintf(shape, sizeof shape, "%lldx%lld", (long long)rows, (long long)L);
+    std::printf("\n== %s %s: %.2f MiB moved a call, %lld sets for dram\n", shape, dtype_name<T>(),
+                2.0 * double(bytes) / (1 << 20), (long long)sets);
+    std::fflush(stdout);
+
+    // Inputs: uniform in [-8, 8], rounded to T; every set a copy of the first.
+    std::vector<T> host(static_cast<size_t>(n));
+    {
+        std::mt19937 rng(uint32_t(rows * 131 + L));
+        std::uniform_real_distribution<float> uni(-8.0f, 8.0f);
+        for (auto &v : host) v = from_float<T>(uni(rng));
+    }
+    char *in = nullptr, *out = nullptr;
+    CK(cudaMalloc(&in, pitch * size_t(sets)));
+    CK(cudaMalloc(&out, pitch * size_t(sets)));
+    CK(cudaMemcpy(in, host.data(), bytes, cudaMemcpyHostToDevice));
+    for (int64_t k = 1; k < sets; k *= 2)  // sets [0, k) copied to [k, 2k)
+        CK(cudaMemcpy(in + k * pitch, in, size_t(std::min(k, sets - k)) * pitch, cudaMemcpyDeviceToDevice));
+
+    // The float64 reference.
+    std::vector<double> want(static_cast<size_t>(n));
+    parallel_for(rows, [&](int64_t b, int64_t e, int64_t) {
+        for (int64_t r = b; r < e; ++r) {
+            const T *x = host.data() + r * L;
+            double m = -INFINITY, s = 0;
+            for (int64_t k = 0; k < L; ++k) m = std::max(m, double(to_float(x[k])));
+            for (int64_t k = 0; k < L; ++k) s += std::exp(double(to_float(x[k])) - m);
+            for (int64_t k = 0; k < L; ++k) want[size_t(r * L + k)] = std::exp(double(to_float(x[k])) - m) / s;
+        }
+    });
+
+    std::vector<Candidate> list;
+    {
+        Candidate c;
+        oprt_tensor_view_t v{};
+        v.data = in;
+        v.dtype = dtype_enum<T>();
+        v.ndim = 2;
+        v.shape[0] = rows;
+        v.shape[1] = L;
+        v.strides[0] = L;
+        v.strides[1] = 1;
+        oprt_tensor_view_t o = v;
+        o.data = out;
+        if (oprt_create_softmax_descriptor(&c.plan, &o, &v, 1) != OPRT_SUCCESS) {
+            std::printf("oprt_create_softmax_descriptor: %s\n", oprt_last_error_message());
+            std::exit(1);
+        }
+        const char *kernel = "?";
+        oprt_get_softmax_kernel_name(c.plan, &kernel);
+        oprt_get_softmax_workspace_size(c.plan, &c.ws_bytes);
+        if (c.ws_bytes > 0) CK(cudaMalloc(&c.ws, c.ws_bytes));
+        c.name = std::string("plan ") + kernel;
+        list.push_back(c);
+    }
+    for (const Candidate &c : candidates<T>(L)) list.push_back(c);
+
+    std::vector<T> got(static_cast<size_t>(n));
+    std::vector<double> hot_us(list.size(), -1), dram_us(list.size(), -1);
+    for (size_t i = 0; i < list.size(); ++i) {
+        const Candidate &c = list[i];
+        CK(cudaMemsetAsync(out, 0xFF, bytes, g_stream));  // NaN in every dtype
+        launch<T>(c, in, out, rows, L);
+        const cudaError_t launched = cudaGetLastError();  // a shape this GPU cannot launch: skipped
+        if (launched != cudaSuccess) {
+            std::printf("  FAIL %-24s launch: %s: not timed\n", c.name.c_str(), cudaGetErrorString(launched));
+            continue;
+        }
+        CK(cudaStreamSynchronize(g_stream));
+        CK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
+        double worst = 0;
+        if (!check(got, want, &worst)) {
+            std::printf("  FAIL %-24s max relative error %.3g (rtol %.0e): not timed\n", c.name.c_str(), worst,
+                        rtol<T>());
+            continue;
+        }
+        hot_us[i] = 1e6 * graph_seconds_per_launch([&] { launch<T>(c, in, out, rows, L); }, g_stream, kHotLaunches,
+                                                   kHotReplays);
+        if (sets > 1) {
+            int64_t k = 0;
+            const int launches = int(sets >= kDramMinLaunches ? sets : sets * ((kDramMinLaunches + sets - 1) / sets));
+            dram_us[i] = 1e6 * graph_seconds_per_launch(
+                                   [&] {
+                                       const int64_t set = k++ % sets;
+                                       launch<T>(c, in + set * pitch, out + set * pitch, rows, L);
+                                   },
+                                   g_stream, launches, kDramReplays);
+        } else {
+            dram_us[i] = hot_us[i];
+        }
+    }
+
+    {
+        Suggestion g{int64_t(sizeof(T)), rows, L, dtype_name<T>(), hot_us[0] + dram_us[0], 0, 0, 0};
+        for (size_t i = 1; i < list.size(); ++i)
+            if (list[i].new_threads > 0 && hot_us[i] > 0 && (g.new_us == 0 || hot_us[i] + dram_us[i] < g.new_us)) {
+                g.new_us = hot_us[i] + dram_us[i];
+                g.threads = list[i].new_threads;
+                g.vecs = list[i].new_vecs;
+            }
+        g_suggestions.push_back(g);
+    }
+    const Peer *peer = nullptr;
+    if (std::is_same<T, __nv_bfloat16>::value)
+        for (const Peer &p : kPeersBf16)
+            if (p.rows == rows && p.cols == L) peer = &p;
+    for (int cond = 0; cond < (sets > 1 ? 2 : 1); ++cond) {
+        const std::vector<double> &us = cond == 0 ? hot_us : dram_us;
+        Result r;
+        r.shape = shape;
+        r.dtype = dtype_name<T>();
+        r.cond = sets > 1 ? (cond == 0 ? "hot" : "dram") : "both";
+        r.plan_kernel = list[0].name.substr(5);
+        r.plan_us = us[0];
+        size_t best = 0;
+        for (size_t i = 1; i < list.size(); ++i)
+            if (us[i] > 0 && (us[best] <= 0 || us[i] < us[best])) best = i;
+        r.best = list[best].name;
+        r.best_us = us[best];
+        if (peer != nullptr) {
+            r.peer_us = cond == 0 ? peer->hot : peer->dram;
+            r.peer_who = cond == 0 ? peer->hot_who : peer->dram_who;
+        }
+        std::printf("  %-4s plan %s %.2f us | best %s %.2f us (plan/best %.2fx)", r.cond.c_str(),
+                    r.plan_kernel.c_str(), r.plan_us, r.best.c_str(), r.best_us, r.plan_us / r.best_us);
+        if (peer != nullptr)
+            std::printf(" | peer %s %.2f us (peer/best %.2fx)", r.peer_who, r.peer_us, r.peer_us / r.best_us);
+        std::printf("\n       ");
+        for (size_t i = 1; i < list.size(); ++i)
+            if (us[i] > 0) std::printf(" %s %.2f;", list[i].name.c_str(), us[i]);
+        std::printf("\n");
+        g_results.push_back(r);
+    }
+    std::fflush(stdout);
+
+    for (Candidate &c : list)
+        if (c.plan != nullptr) {
+            oprt_destroy_softmax_descriptor(c.plan);
+            if (c.ws != nullptr) CK(cudaFree(c.ws));
+        }
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+}
+
+bool listed(const std::string &csv, const std::string &item) {
+    if (csv.empty()) return true;
+    size_t start = 0;
+    while (start <= csv.size()) {
+        const size_t end = csv.find(',', start);
+        if (csv.substr(start, end == std::string::npos ? std::string::npos : end - start) == item) return true;
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::string dtypes, shapes;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (std::strcmp(argv[i], "--dtype") == 0) dtypes = argv[i + 1];
+        else if (std::strcmp(argv[i], "--shape") == 0) shapes = argv[i + 1];
+        else {
+            std::printf("usage: %s [--dtype f32,f16,bf16] [--shape ROWSxCOLS,...]\n", argv[0]);
+            return 2;
+        }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        std::printf("no CUDA device visible: nothing to measure\n");
+        return 0;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    std::printf("device: %s, %d SMs, L2 %d MiB; library %s\n", prop.name, prop.multiProcessorCount,
+                prop.l2CacheSize >> 20, oprt_version());
+    g_sms = prop.multiProcessorCount;
+    oprt_set_backend(OPRT_BACKEND_NVIDIA);
+    CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+    std::vector<Shape> run = std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
+    if (!shapes.empty()) run.insert(run.end(), std::begin(kLongerShapes), std::end(kLongerShapes));
+    for (const Shape &s : run) {
+        char name[32];
+        std::snprintf(name, sizeof name, "%lldx%lld", (long long)s.rows, (long long)s.cols);
+        if (!listed(shapes, name)) continue;
+        if (listed(dtypes, "f32")) run_case<float>(s.rows, s.cols);
+        if (listed(dtypes, "f16")) run_case<__half>(s.rows, s.cols);
+        if (listed(dtypes, "bf16")) run_case<__nv_bfloat16>(s.rows, s.cols);
+    }
+    std::printf("\n%-12s %-5s %-5s %-28s %9s %-24s %9s %9s %s\n", "shape", "dtype", "cond", "plan", "plan us",
+                "best candidate", "best us", "plan/best", "peer (bf16, 2026-12-01 record)");
+    for (const Result &r : g_results) {
+        std::printf("%-12s %-5s %-5s %-28s %9.2f %-24s %9.2f %8.2fx", r.shape.c_str(), r.dtype.c_str(),
+                    r.cond.c_str(), r.plan_kernel.c_str(), r.plan_us, r.best.c_str(), r.best_us,
+                    r.plan_us / r.best_us);
+        if (r.peer_us > 0) std::printf(" %s %.2f us (%.2fx best)", r.peer_who, r.peer_us, r.peer_us / r.best_us);
+        std::printf("\n");
+    }
+    // kRegisterRows entries (ops/softmax/nvidia/softmax_cuda.cu) that would give
+    // each case where the new kernel beats the plan by more than 2% (hot + dram)
+    // its best shape: a starting point; f16 and bf16 share their entries
+    // (esize 2), and an entry takes every shorter row within its row bound too.
+    std::printf("\nkRegisterRows entries where the new kernel beats the plan by > 2%% (hot + dram), "
+                "{esize, max_cols, max_rows_per_sm, threads, vecs}:\n");
+    std::vector<Suggestion> sorted = g_suggestions;
+    std::sort(sorted.begin(), sorted.end(), [](const Suggestion &a, const Suggestion &b) {
+        return a.esize != b.esize ? a.esize > b.esize : a.cols != b.cols ? a.cols < b.cols : a.rows < b.rows;
+    });
+    for (const Suggestion &g : sorted) {
+        const int64_t per_sm = (g.rows + g_sms - 1) / g_sms;
+        if (g.new_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.new_us))  // plan < 0: it failed its check
+            std::printf("    {%lld, %lld, %lld, %d, %d},  // %s %lldx%lld: %.2f -> %.2f us (hot + dram)\n",
+                        (long long)g.esize, (long long)g.cols, (long long)per_sm, g.threads, g.vecs, g.dtype.c_str(),
+                        (long long)g.rows, (long long)g.cols, g.plan_us, g.new_us);
+        else
+            std::printf("    // %s %lldx%lld: keep the plan (%.2f us; the new kernel's best %.2f, t%d v%d)\n",
+                        g.dtype.c_str(), (long long)g.rows, (long long)g.cols, g.plan_us, g.new_us, g.threads,
+                        g.vecs);
+    }
+    CK(cudaStreamDestroy(g_stream));
+    std::printf("\n%.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return 0;
+}
