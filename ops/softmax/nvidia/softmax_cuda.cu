@@ -73,7 +73,7 @@ constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 //   kRowsBulk, kRowsBulkClaimed: [0] threads, [1] blocks per row, [2] slice (elements per block),
 //     [3] buffers per block
 //   kStridedTile: [0] bx, [1] by
-//   kRowsRegisters: [0] entry of kRegisterRows, [1] threads per row, [2] vectors per thread
+//   kRowsRegisters: [0] entry of kRegisterRows
 enum Kernel : int32_t {
     kRowsWarp = 1,
     kRowsBlockRegisters = 2,
@@ -434,9 +434,7 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool reg
         if (e.esize == esize && L > e.min_cols && L <= e.max_cols && (e.max_rows_per_sm == 0 || p.outer <= e.max_rows_per_sm * sms)) {
             p.kernel = kRowsRegisters;
             p.kernel_name = "rows_registers";
-            p.launch[0] = int64_t(i);
-            p.launch[1] = e.threads;
-            p.launch[2] = e.vecs;
+            p.launch[0] = int64_t(i);  // its threads and vectors are compiled into its launch
             return OPRT_SUCCESS;
         }
     }
