@@ -166,6 +166,7 @@ bool pointer_kind(const void *ptr, PointerKind *kind, cudaError_t *error) {
             return true;
         }  // else (no context yet, ...): ask the runtime, which reports its own error
     }
+    RelaxedCaptureScope relaxed;  // a strict capture may count the runtime's query as unsafe
     cudaPointerAttributes attr{};
     const cudaError_t e = cudaPointerGetAttributes(&attr, ptr);
     if (e != cudaSuccess) {
@@ -207,7 +208,9 @@ oprt_status_t buffer_device(const char *op, const char *arg, const void *ptr, in
 oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int count, const void *stream,
                                 int *previous) {
     *previous = kNoDeviceChange;
-    RelaxedCaptureScope relaxed;
+    // The driver's pointer query and cudaGetDevice are allowed in every capture mode
+    // (the graph tests capture in global mode); the rarer stream and device calls
+    // below run relaxed.
     int owner = kManagedMemory;
     const char *owner_arg = nullptr;
     for (int i = 0; i < count; ++i) {
@@ -243,6 +246,7 @@ oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int c
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (s != nullptr && s != cudaStreamLegacy && s != cudaStreamPerThread &&
         cudaStreamIsCapturing(s, &capture) == cudaSuccess && capture == cudaStreamCaptureStatusNone) {
+        RelaxedCaptureScope relaxed;
         int stream_device = owner;
         if (cudaStreamGetDevice(s, &stream_device) != cudaSuccess) {
             (void)cudaGetLastError();
@@ -259,6 +263,7 @@ oprt_status_t enter_call_device(const char *op, const CallBuffer *buffers, int c
         }
     }
     if (owner != current) {
+        RelaxedCaptureScope relaxed;
         if ((e = cudaSetDevice(owner)) != cudaSuccess) {
             (void)cudaGetLastError();
             return runtime_error(op, "cudaSetDevice", e);
@@ -415,8 +420,29 @@ bool clusters_allowed() { return !env_switch_on("OPRT_DISABLE_CLUSTERS"); }
 
 bool overlapped_launch_allowed() {
     static const bool disabled = env_switch_on("OPRT_DISABLE_OVERLAPPED_LAUNCH");
+    if (disabled) return false;
+    // Every launch asks: where every device is sm_90 or newer (the usual machine) the
+    // answer is known once, without asking which device is current.
+    static const bool every_device = [] {
+        RelaxedCaptureScope relaxed;  // the first launch may be under a strict capture
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
+            (void)cudaGetLastError();
+            return false;
+        }
+        for (int d = 0; d < count; ++d) {
+            int major = 0;
+            if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return false;
+            }
+            if (major < 9) return false;
+        }
+        return true;
+    }();
+    if (every_device) return true;
     DeviceInfo info;
-    return !disabled && current_device("launch", &info) == OPRT_SUCCESS && info.cc_major >= 9;
+    return current_device("launch", &info) == OPRT_SUCCESS && info.cc_major >= 9;
 }
 
 oprt_status_t max_active_clusters(const char *op, const void *kernel, int cluster, int threads,
