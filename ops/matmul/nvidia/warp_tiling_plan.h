@@ -25,25 +25,35 @@ constexpr WarpTilingShape kWarpTilingConfigs[] = {
     {64, 128, 16, 64, 32, 8, 8, 3},   // 1: M <= 64, and K split for fewer tiles than SMs
     {32, 128, 16, 32, 32, 4, 8, 4},   // 2: M <= 32
     {16, 128, 16, 16, 32, 4, 4, 4},   // 3: M <= 16: B streamed once, K split to fill the SMs
+    {32, 64, 16, 32, 16, 4, 4, 4},    // 4: small products: more tiles, so more blocks, than the larger configs
 };
 constexpr int kWarpTilingConfigCount = int(sizeof(kWarpTilingConfigs) / sizeof(kWarpTilingConfigs[0]));
 
-// The first row whose max_m holds picks the config. K is then split until the blocks
-// (tiles x pieces) reach fill x SMs, at most max_splits pieces, each at least
+// The first row whose max_m and max_mn hold picks the config. K is then split until
+// the blocks (tiles x pieces) reach fill x SMs, at most max_splits pieces, each at least
 // kMinSplitDepth deep.
+//
+// Small products (M x N at most 2^16) take the 32 x 64 tile whatever M is: they run a
+// few blocks, so their time is one block's, and a lane of the 32 x 64 tile sums 4 x 4
+// outputs where one of the 64 x 128 tile sums 8 x 8, over up to four times as many
+// blocks. The row sits after the M <= 16 row (a 16-row tile wastes fewer rows there) and
+// before the 32- and 64-row rows, which keep the skinny products whose N is large
+// (32 x 4096 and 64 x 4096 are above the bound).
 struct WarpTilingPlanRow {
-    int64_t max_m;
+    int64_t max_m;   // rows of C at most
+    int64_t max_mn;  // elements of C (M x N) at most
     int config;
     int max_splits;
     int fill;  // blocks per SM to aim for
 };
-constexpr int64_t kWarpTilingAnyM = int64_t(1) << 62;
+constexpr int64_t kWarpTilingAny = int64_t(1) << 62;
 constexpr int64_t kMinSplitDepth = 256;
 constexpr WarpTilingPlanRow kWarpTilingPlan[] = {
-    {16, 3, 16, 4},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
-    {32, 2, 16, 4},
-    {64, 1, 16, 3},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
-    {kWarpTilingAnyM, 0, 8, 1},  // 128 x 4096 x 4096: 8 pieces; 1024^3: 4; from 2048^3 on: 1
+    {16, kWarpTilingAny, 3, 16, 4},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
+    {kWarpTilingAny, 1 << 16, 4, 16, 4},         // 33 x 65 x 17: 4 tiles, 1 piece; 130 x 260 x 1000: 25 tiles, 3
+    {32, kWarpTilingAny, 2, 16, 4},
+    {64, kWarpTilingAny, 1, 16, 3},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
+    {kWarpTilingAny, kWarpTilingAny, 0, 8, 1},   // 128 x 4096 x 4096: 8 pieces; 1024^3: 4; from 2048^3 on: 1
 };
 
 struct WarpTilingChoice {
@@ -54,7 +64,7 @@ struct WarpTilingChoice {
 inline WarpTilingChoice warp_tiling_choose(int64_t m, int64_t n, int64_t k, int sms) {
     WarpTilingChoice c;
     for (const WarpTilingPlanRow &row : kWarpTilingPlan) {
-        if (m > row.max_m) continue;
+        if (m > row.max_m || m * n > row.max_mn) continue;
         const WarpTilingShape &s = kWarpTilingConfigs[row.config];
         const int64_t tiles = ((m + s.bm - 1) / s.bm) * ((n + s.bn - 1) / s.bn);
         int64_t splits = tiles > 0 ? int64_t(row.fill) * sms / tiles : 1;

@@ -11,6 +11,7 @@
 // above or below the SM count, so a cluster size above 8 falling back to 8 picks
 // the same kernel.
 #include "op_cases.h"
+#include "ops/matmul/nvidia/warp_tiling_plan.h"
 
 namespace nvt {
 namespace {
@@ -429,35 +430,89 @@ size_t matmul_workspace(oprt_dtype_t dt, const Spec &a_s, const Spec &b_s) {
     return bytes;
 }
 
-// Skinny f32 products (few tiles for the SMs): small-M configs with K split into pieces
-// summed by a second kernel; odd K (rows padded to 4 elements), odd N, a last piece
-// shorter than the others.
+// The block tile (BM x BN) of the warp_tiling config the plan picks for M x N x K on this
+// GPU: the library asks the same table (warp_tiling_plan.h) with the same SM count.
+std::string warp_tiling_tile(int64_t m, int64_t n, int64_t k) {
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        return "no device";
+    const oprt::matmul::WarpTilingShape &s =
+        oprt::matmul::kWarpTilingConfigs[oprt::matmul::warp_tiling_choose(m, n, k, sms).config];
+    return std::to_string(s.bm) + "x" + std::to_string(s.bn);
+}
+
+// Skinny f32 products (few tiles for the SMs): each config the plan picks, with K split
+// into pieces summed by a second kernel; odd K (rows padded to 4 elements), odd N, a last
+// piece shorter than the others. M x N just above 2^16 keeps the 32- and 64-row tiles
+// and the large one; below it the 32 x 64 tile takes over (MatmulWarpTilingSmallProducts).
 TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
     ExpectKernel k("warp_tiling");
     const oprt_dtype_t f32 = OPRT_DTYPE_F32;
     struct Case {
         Spec a, b;
+        const char *tile;
     };
     const Case cases[] = {
-        {{{16, 2048}}, {{2048, 1024}}},                 // M <= 16: 16-row tiles
-        {{{5, 1024}}, {{1024, 260}}},                   // a few rows
-        {{{32, 1000}}, {{1000, 388}}},                  // M <= 32; K not a whole number of pieces
-        {{{64, 1000}}, {{1000, 520}}},                  // M <= 64
-        {{{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}},  // odd K and N, rows padded to 4
-        {{{128, 1028}}, {{1028, 260}}},                 // the large config, K split
-        {{{200, 3000}}, {{3000, 64}}},                  // one column of tiles, deep K
+        {{{16, 2048}}, {{2048, 1024}}, "16x128"},                    // M <= 16: 16-row tiles
+        {{{5, 1024}}, {{1024, 260}}, "16x128"},                      // a few rows
+        {{{32, 1000}}, {{1000, 2052}}, "32x128"},                    // M <= 32; K not a whole number of pieces
+        {{{64, 1000}}, {{1000, 1028}}, "64x128"},                    // M <= 64
+        {{{33, 777}, {780, 1}}, {{777, 2001}, {2004, 1}}, "64x128"},  // odd K and N, rows padded to 4
+        {{{128, 1028}}, {{1028, 520}}, "128x256"},                   // the large config, K split
+        {{{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}, "32x64"},      // small products: the 32 x 64 tile
+        {{{200, 3000}}, {{3000, 64}}, "32x64"},                      // few outputs: small tiles, deep K
     };
     for (const Case &c : cases) {
-        EXPECT_GT(matmul_workspace(f32, c.a, c.b), 0u) << "a " << c.a.shape[0] << " x " << c.a.shape[1]
-                                                       << ": the plan should split K";
+        const int64_t m = c.a.shape[0], kk = c.a.shape[1], n = c.b.shape[1];
+        EXPECT_EQ(warp_tiling_tile(m, n, kk), c.tile) << m << " x " << n << " x " << kk;
+        EXPECT_GT(matmul_workspace(f32, c.a, c.b), 0u) << m << " x " << n << " x " << kk << ": the plan should split K";
         check_matmul(f32, c.a, c.b);
     }
-    check_matmul(f32, {{64, 1000}}, {{1000, 520}}, {600, 1});  // C rows padded: split sums stored as vectors
-    check_matmul(f32, {{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}, {74, 2});  // strided C
+    check_matmul(f32, {{64, 1000}}, {{1000, 1028}}, {1100, 1});  // C rows padded: split sums stored as vectors
+    check_matmul(f32, {{33, 777}, {780, 1}}, {{777, 2001}, {2004, 1}}, {4004, 2});  // strided C
     // K too short to split, and enough tiles: one piece.
     EXPECT_EQ(matmul_workspace(f32, {{1024, 260}}, {{260, 1024}}), 0u);
     check_matmul(f32, {{1024, 260}}, {{260, 1024}});
     check_matmul(f32, {{1031, 260}}, {{260, 1029}, {1032, 1}});
+}
+
+// Small products (M x N <= 2^16, M above 16) take the 32 x 64 tile (128 threads, 4 x 4 a
+// lane): odd M, N and K with rows padded to 4 elements (what the vector loads need),
+// offsets that keep the 4-element alignment, strided and padded C, one column, many rows
+// over few columns, a K split (its workspace), and the M x N bound itself.
+TEST_F(NvidiaPlanPaths, MatmulWarpTilingSmallProducts) {
+    ExpectKernel k("warp_tiling");
+    const oprt_dtype_t f32 = OPRT_DTYPE_F32;
+    struct Case {
+        Spec a, b;
+        std::vector<int64_t> c_strides;
+        int64_t c_offset;
+        bool split;  // on 132 SMs: K split into pieces (a workspace)
+    };
+    const Case cases[] = {
+        {{{33, 17}, {20, 1}}, {{17, 65}, {68, 1}}, {}, 0, false},             // 33 x 65 x 17: 2 x 2 tiles
+        {{{33, 17}, {20, 1}, 4}, {{17, 65}, {68, 1}, 8}, {130, 2}, 3, false},  // offsets, strided C
+        {{{130, 1000}}, {{1000, 260}}, {}, 0, true},                          // 130 x 260 x 1000: 3 pieces
+        {{{130, 1001}, {1004, 1}}, {{1001, 259}, {260, 1}}, {264, 1}, 0, true},  // odd, C rows padded
+        {{{1000, 2048}}, {{2048, 65}, {68, 1}}, {}, 0, true},                 // many rows, few columns
+        {{{4099, 300}}, {{300, 1}, {4, 1}}, {}, 0, false},                    // one column
+        {{{17, 5}, {8, 1}}, {{5, 3}, {4, 1}}, {}, 0, false},                  // one slice, mostly padding
+        {{{256, 256}}, {{256, 256}}, {}, 0, false},                           // M x N = 2^16 exactly
+        {{{64, 1024}}, {{1024, 1024}}, {}, 0, true},                          // 64 rows at the bound
+    };
+    for (const Case &c : cases) {
+        const int64_t m = c.a.shape[0], kk = c.a.shape[1], n = c.b.shape[1];
+        EXPECT_EQ(warp_tiling_tile(m, n, kk), "32x64") << m << " x " << n << " x " << kk;
+        if (c.c_strides.empty()) {
+            const size_t ws = matmul_workspace(f32, c.a, c.b);
+            EXPECT_EQ(ws > 0, c.split) << m << " x " << n << " x " << kk << ": workspace " << ws;
+        }
+        check_matmul(f32, c.a, c.b, c.c_strides, c.c_offset);
+    }
+    // Just past the bound: the 64-row tile again.
+    EXPECT_EQ(warp_tiling_tile(64, 1025, 1024), "64x128");
+    check_matmul(f32, {{64, 1024}}, {{1024, 1025}, {1028, 1}});
 }
 
 // The warp_tiling ladder step in f16 / bf16 takes the same plan (split sums rounded once).
@@ -466,6 +521,8 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK16Bit) {
     for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
         check_matmul(dt, {{16, 2048}}, {{2048, 520}});
         check_matmul(dt, {{33, 777}, {780, 1}}, {{777, 37}, {40, 1}});
+        check_matmul(dt, {{33, 17}, {20, 1}}, {{17, 65}, {68, 1}});  // the 32 x 64 tile
+        check_matmul(dt, {{130, 1000}}, {{1000, 260}});              // the 32 x 64 tile, 3 pieces
     }
 }
 

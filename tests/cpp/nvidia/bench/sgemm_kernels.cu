@@ -1,7 +1,7 @@
 // The f32 SIMT matmul (warp_tiling, ops/matmul/nvidia/kernel.cuh) against cuBLAS SGEMM:
 // correctness and speed of every candidate configuration and K split, run by hand on a GPU.
 //
-//   camp_sgemm_bench [--check-only] [--quick] [--big] [--list]
+//   camp_sgemm_bench [--check-only] [--quick] [--small] [--big] [--list]
 //
 // cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH (full f32 products, no TF32), the reference
 // and the peer. Shapes (M x N x K): 2048^3, 4096^3 (and 8192^3 with --big), skinny
@@ -22,7 +22,9 @@
 // that is not a library configuration, the line to paste into kWarpTilingConfigs.
 //
 // --check-only: no timing, and only the odd and small shapes (for compute-sanitizer).
-// --quick: 4096^3, 128x4096x4096 and the odd shapes. --list: the candidates.
+// --quick: 4096^3, 128x4096x4096 and the odd shapes. --small: the small products only
+// (33x65x17 and 130x260x1000, which the plan gives the 32 x 64 tile, and the shapes at
+// its M x N bound of 2^16 on both sides; well under a minute). --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -60,7 +62,6 @@ constexpr WarpTilingShape kExtra[] = {
     {128, 64, 8, 64, 32, 8, 8, 3},
     {64, 128, 8, 64, 32, 8, 8, 3},
     {64, 64, 16, 32, 32, 4, 8, 4},
-    {32, 64, 16, 32, 16, 4, 4, 4},
     {16, 256, 16, 16, 64, 4, 8, 3},
 };
 constexpr int kExtraCount = int(sizeof(kExtra) / sizeof(kExtra[0]));
@@ -270,10 +271,11 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
 }  // namespace
 
 int main(int argc, char **argv) {
-    bool quick = false, big = false;
+    bool quick = false, small = false, big = false;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--check-only") == 0) g_timing = false;
         else if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+        else if (std::strcmp(argv[i], "--small") == 0) small = true;
         else if (std::strcmp(argv[i], "--big") == 0) big = true;
         else if (std::strcmp(argv[i], "--list") == 0) {
             for (int c = 0; c < kCandidates; ++c)
@@ -281,7 +283,7 @@ int main(int argc, char **argv) {
                             line(candidate(c)).c_str(), c < kWarpTilingConfigCount ? "  (library)" : "");
             return 0;
         } else {
-            std::printf("usage: %s [--check-only] [--quick] [--big] [--list]\n", argv[0]);
+            std::printf("usage: %s [--check-only] [--quick] [--small] [--big] [--list]\n", argv[0]);
             return 1;
         }
     }
@@ -315,6 +317,12 @@ int main(int argc, char **argv) {
         shapes = {{64, 1024, 1024, false}, {16, 2048, 2048, false}, {256, 256, 256, false}};
         for (const Shape &s : odd)
             if (s.m * s.n * s.k < int64_t(1) << 31) shapes.push_back(s);
+    } else if (small) {
+        // The plan's small-product row (M x N <= 2^16) and the rows it borders: 32 and 64
+        // rows at the bound (the 32 x 64 tile) and past it (the 32- and 64-row tiles).
+        shapes = {{33, 65, 17, true},         {130, 260, 1000, true},     {256, 256, 256, false},
+                  {32, 2048, 2048, false},    {32, 4096, 2048, false},    {64, 1024, 1024, false},
+                  {64, 2048, 1024, false}};
     } else {
         if (quick) shapes = {{4096, 4096, 4096, false}, {128, 4096, 4096, false}};
         else shapes = {{4096, 4096, 4096, false}, {2048, 2048, 2048, false}, {16, 4096, 4096, false},
