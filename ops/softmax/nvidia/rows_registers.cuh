@@ -1,7 +1,8 @@
-// softmax of short dense rows held in registers, loaded straight from global
-// memory: one kernel whose shape (threads per row, vectors per thread) is a
-// pair of template parameters, and its launcher. Shared by every GPU backend
-// through device_traits.cuh.
+// softmax of dense rows held in registers (up to 16384 f32 / 8192 16-bit
+// columns in the plan), loaded straight from global memory: one kernel whose
+// shape (threads per row, vectors per thread) is a pair of template
+// parameters, and its launcher. Shared by every GPU backend through
+// device_traits.cuh.
 //
 // Idea: a row of up to kThreads * kVecs 16-byte vectors is read once into the
 // registers of a group of kThreads threads (thread t holds vectors t,
@@ -18,8 +19,9 @@
 // Two more template parameters trade registers for resident warps, whose
 // loads in flight set the bandwidth: kMinBlocks asks ptxas for that many
 // blocks per SM (a register cap), and kStaged copies the loads into shared
-// memory (cp.async) so no registers wait for them: a warp a row of 1024
-// 16-bit values, 32 a lane, at 8 blocks of 128 threads (64 registers).
+// memory (cp.async) so no registers wait for them. 16-bit rows of 513-1024
+// take both: a warp a row, 32 values a lane, 8 blocks of 128 threads an SM
+// (at most 64 registers).
 // The plan (softmax_cuda.cu, kRegisterRows) picks the shape per row length.
 #pragma once
 
