@@ -42,8 +42,6 @@
 #include "ops/softmax/nvidia/rows_registers.cuh"
 #include "ops/softmax/softmax_backends.h"
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-#include <cstdlib>
-
 #include "ops/softmax/nvidia/bulk_kernel.cuh"
 #endif
 
@@ -420,11 +418,11 @@ bool bulk_faster(const AxisPlan &p) {
     return p.axis_len > kRegisterMaxColsF32;
 }
 
-// A block's ring: `stages` buffers of at most `slice_bytes` each.
-// OPRT_SOFTMAX_BULK_SLICE_KB and OPRT_SOFTMAX_BULK_STAGES override the sizes
-// (tuning knobs, read at descriptor creation); the ring always fits one block.
+// A block's ring: `stages` buffers of at most `slice_bytes` each; the ring
+// always fits one block.
 constexpr int64_t kBulkSliceBytes = 32 * 1024;
 constexpr int kBulkStages = 3;
+static_assert(kBulkStages >= kBulkMinStages && kBulkStages <= kBulkMaxStages, "a ring the kernel takes");
 constexpr int kBulkVectorsPerThread = 8;     // split rows
 constexpr int kBulkRowVectorsPerThread = 4;  // a whole row per block
 
@@ -433,15 +431,10 @@ struct BulkRing {
     int stages;
 };
 
-int env_int(const char *name, int fallback) {
-    const char *v = std::getenv(name);
-    return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : fallback;
-}
-
 BulkRing bulk_ring(const gpu::DeviceInfo &info) {
     BulkRing r;
-    r.stages = int(clamp64(env_int("OPRT_SOFTMAX_BULK_STAGES", kBulkStages), kBulkMinStages, kBulkMaxStages));
-    r.slice_bytes = int64_t(env_int("OPRT_SOFTMAX_BULK_SLICE_KB", int(kBulkSliceBytes / 1024))) * 1024;
+    r.stages = kBulkStages;
+    r.slice_bytes = kBulkSliceBytes;
     const int64_t room = int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
     if (r.slice_bytes * r.stages > room) r.slice_bytes = room / r.stages;
     r.slice_bytes = r.slice_bytes / 16 * 16;
@@ -580,11 +573,9 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // per row would couple more blocks in each row's exchange (measured on the
     // H200, 2026-11-29: f32 (2048, 65536) 66% of the copy ceiling
     // with 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB).
-    // (OPRT_SOFTMAX_BULK_CHUNKS overrides the slice count: a tuning knob.)
-    const int64_t split_chunks = env_int("OPRT_SOFTMAX_BULK_CHUNKS", int(kBulkSplitChunks));
     int64_t slice_bytes = ring.slice_bytes;
     if (L * esize > slice_bytes)
-        slice_bytes = clamp64(round_up(ceil_div(L * esize, split_chunks), 16),
+        slice_bytes = clamp64(round_up(ceil_div(L * esize, kBulkSplitChunks), 16),
                               kBulkSplitMinSliceBytes < slice_bytes ? kBulkSplitMinSliceBytes : slice_bytes,
                               slice_bytes);
     const int64_t max_slice = slice_bytes / esize;
@@ -596,12 +587,11 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     }
     const int64_t slice = round_up(ceil_div(L, chunks), P);
     chunks = ceil_div(L, slice);
-    // Vectors per thread in each pass over the slice (OPRT_SOFTMAX_BULK_VECS
-    // overrides it: a tuning knob). A whole row per block takes more threads:
+    // Vectors per thread in each pass over the slice. A whole row per block takes more threads:
     // those blocks are large (2 per SM for 32 KB rows), so 4 vectors a thread
     // keep 32 warps on the SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows
     // measured 0-3% slower with 4; H200, 2026-11-29).
-    const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
+    const int vecs = chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread;
     // At least 128 threads: rows off boundaries read their ends one per thread (row_end_element).
     int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
     if (chunks == 1 && esize == 2 && threads > kRowRegisterThreads &&
