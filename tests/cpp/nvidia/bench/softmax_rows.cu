@@ -16,10 +16,12 @@
 //   new tT vV bB / staged  the same kernel at 32 or 64 threads a row holding
 //              16 or more values a thread, with B blocks per SM asked of
 //              ptxas (B * block = 1024 threads: at most 64 registers) and/or
-//              the loads staged through shared memory (kStaged): the shapes of
-//              the warp-per-row kernel that the kernel replaced (16-bit 16384x1024
-//              17.7 us, 65536x1024 66.3 us with its a warp a row, 32 values a
-//              lane, 8 blocks of 128 threads, staged loads; H200, 2026-12-02).
+//              the loads staged through shared memory (kStaged). t32 v4 b8
+//              staged is the shape and means of the warp-per-row kernel that
+//              rows_registers replaced (a warp a row, 32 values a lane, 8
+//              blocks of 128 threads, staged loads), which took 17.7 us
+//              (16384x1024) and 66.3 us (65536x1024) at 16 bits (hot; H200,
+//              2026-12-02).
 // Every candidate first runs once on random data into a NaN-poisoned output and
 // is checked against a float64 reference; a candidate that fails is reported
 // and not timed. Times: launches captured in a CUDA graph, the median of
