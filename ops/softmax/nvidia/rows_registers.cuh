@@ -1,7 +1,8 @@
-// softmax of short dense rows held in registers, loaded straight from global
-// memory: one kernel whose shape (threads per row, vectors per thread) is a
-// pair of template parameters, and its launcher. Shared by every GPU backend
-// through device_traits.cuh.
+// softmax of dense rows held in registers (up to 16384 f32 / 8192 16-bit
+// columns in the plan), loaded straight from global memory: one kernel whose
+// shape (threads per row, vectors per thread) is a pair of template
+// parameters, and its launcher. Shared by every GPU backend through
+// device_traits.cuh.
 //
 // Idea: a row of up to kThreads * kVecs 16-byte vectors is read once into the
 // registers of a group of kThreads threads (thread t holds vectors t,
@@ -15,6 +16,12 @@
 // shared memory, one row per block).
 // Few threads per row and many vectors each: fewer, larger rows per SM;
 // many threads per row and one vector each: more warps, less latency per row.
+// Two more template parameters trade registers for resident warps, whose
+// loads in flight set the bandwidth: kMinBlocks asks ptxas for that many
+// blocks per SM (a register cap), and kStaged copies the loads into shared
+// memory (cp.async) so no registers wait for them. 16-bit rows of 513-1024
+// take both: a warp a row, 32 values a lane, 8 blocks of 128 threads an SM
+// (at most 64 registers).
 // The plan (softmax_cuda.cu, kRegisterRows) picks the shape per row length.
 #pragma once
 
@@ -53,6 +60,41 @@ __device__ __forceinline__ float row_allreduce(float v, Op op, float *slots) {
     }
 }
 
+// One thread's kVecs vectors of a row through shared memory: thread t of a
+// group of kThreads takes vectors t, t + kThreads, ... (coalesced). Whole
+// vectors below vec_end are copied asynchronously (dev::copy_async_16), the
+// rest element by element below end; past end, -inf. Each thread reads back
+// only its own slots (slots[j * blockDim.x + threadIdx.x]): no barrier.
+template <typename T, int kThreads, int kVecs>
+__device__ __forceinline__ void stage_row_share(uint4 *slots, const T *x, int vec_end, int end, int t,
+                                                float (&f)[kVecs * gpu::vector_width<T>()]) {
+    constexpr int P = gpu::vector_width<T>();
+    static_assert(sizeof(Vec<T, P>) == 16, "16-byte vectors");
+    uint4 *mine = slots + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int e0 = (j * kThreads + t) * P;
+        if (e0 + P <= vec_end) dev::copy_async_16(mine + j * blockDim.x, x + e0);
+    }
+    dev::wait_copies();
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int e0 = (j * kThreads + t) * P;
+        Vec<T, P> v;
+        if (e0 + P <= vec_end) {
+            const uint4 bits = mine[j * blockDim.x];
+            memcpy(&v, &bits, sizeof v);
+        } else {
+#pragma unroll
+            for (int e = 0; e < P; ++e) v.v[e] = e0 + e < end ? x[e0 + e] : dev::from_f32<T>(neg_inf());
+        }
+        float w[P];
+        gpu::widen(v, w);
+#pragma unroll
+        for (int e = 0; e < P; ++e) f[j * P + e] = w[e];
+    }
+}
+
 // Rows of up to kThreads * kVecs * P elements (P = 16 bytes / sizeof(T)).
 // kGeneral false: row r at r * L in and out, every row on a 16-byte boundary
 // and L whole vectors (the launcher checks), so each vector is wholly in the
@@ -62,8 +104,8 @@ __device__ __forceinline__ float row_allreduce(float v, Op op, float *slots) {
 // element loads where a row's vectors cannot be used. Keeping the general
 // form out of the common one saves 8-11 registers a thread (ptxas, sm_90:
 // bf16 128 x 1: 29 against 40).
-template <typename T, int kThreads, int kVecs, bool kGeneral>
-__global__ void __launch_bounds__(register_rows_block<kThreads>())
+template <typename T, int kThreads, int kVecs, int kMinBlocks, bool kStaged, bool kGeneral>
+__global__ void __launch_bounds__(register_rows_block<kThreads>(), kMinBlocks)
 softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t row0, int64_t rows, int64_t L,
                               OuterIndex ix) {
     static_assert(kThreads <= dev::kWarpSize ? (kThreads & (kThreads - 1)) == 0 : kThreads % dev::kWarpSize == 0,
@@ -74,6 +116,7 @@ softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int
     constexpr int kRowsPerBlock = register_rows_block<kThreads>() / kThreads;
     constexpr int kSlots = kThreads > dev::kWarpSize ? kThreads / dev::kWarpSize : 1;
     __shared__ float max_slots[kSlots], sum_slots[kSlots];
+    __shared__ uint4 stage[kStaged ? kVecs * register_rows_block<kThreads>() : 1];
     const int t = int(threadIdx.x) % kThreads;
     // One row a group, no loop (a loop's state costs registers): rows
     // row0 + blockIdx.x * kRowsPerBlock, ... Groups past the last row still
@@ -94,19 +137,23 @@ softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int
         const int n = valid ? int(L - rh.head) : 0;
         float x[E];
         // All loads first. Past the row's end: -inf, which moves no max and adds 0.
+        if constexpr (kStaged) {
+            stage_row_share<T, kThreads, kVecs>(stage, x_row, rh.vec ? n : 0, kGeneral ? n : 0, t, x);
+        } else {
 #pragma unroll
-        for (int j = 0; j < kVecs; ++j) {
-            const int e0 = (j * kThreads + t) * P;
-            if (rh.vec && e0 + P <= n) {
-                const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
-                float w[P];
-                gpu::widen(v, w);
+            for (int j = 0; j < kVecs; ++j) {
+                const int e0 = (j * kThreads + t) * P;
+                if (rh.vec && e0 + P <= n) {
+                    const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
+                    float w[P];
+                    gpu::widen(v, w);
 #pragma unroll
-                for (int e = 0; e < P; ++e) x[j * P + e] = w[e];
-            } else {
+                    for (int e = 0; e < P; ++e) x[j * P + e] = w[e];
+                } else {
 #pragma unroll
-                for (int e = 0; e < P; ++e)
-                    x[j * P + e] = kGeneral && e0 + e < n ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+                    for (int e = 0; e < P; ++e)
+                        x[j * P + e] = kGeneral && e0 + e < n ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+                }
             }
         }
         // NaN: fmaxf skips it, its exp makes the sum NaN, so the row is NaN.
@@ -146,7 +193,7 @@ softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int
     }
 }
 
-// Elements one row of softmax_rows_registers_kernel<T, kThreads, kVecs> holds.
+// Elements one row of softmax_rows_registers_kernel<T, kThreads, kVecs, ...> holds.
 template <typename T>
 constexpr int64_t register_rows_capacity(int threads, int vecs) {
     return int64_t(threads) * vecs * gpu::vector_width<T>();
@@ -156,7 +203,7 @@ constexpr int64_t register_rows_capacity(int threads, int vecs) {
 // aligned: every row of in and out starts on a 16-byte boundary (data pointers
 // and outer strides); with one outer dimension of stride L in and out and L
 // whole vectors, the common form runs, else the general one.
-template <typename T, int kThreads, int kVecs>
+template <typename T, int kThreads, int kVecs, int kMinBlocks = 1, bool kStaged = false>
 void launch_register_rows(const T *in, T *out, int64_t rows, int64_t L, bool aligned, const OuterIndex &ix,
                           dev::stream_t stream) {
     constexpr int kBlock = register_rows_block<kThreads>();
@@ -164,8 +211,8 @@ void launch_register_rows(const T *in, T *out, int64_t rows, int64_t L, bool ali
     const bool dense = ix.ndim <= 1 && ix.in_row_stride < 0 &&
                        (rows <= 1 || (ix.in_strides[0] == L && ix.out_strides[0] == L));
     const bool common = aligned && dense && L % gpu::vector_width<T>() == 0;
-    auto *kernel = common ? &softmax_rows_registers_kernel<T, kThreads, kVecs, false>
-                          : &softmax_rows_registers_kernel<T, kThreads, kVecs, true>;
+    auto *kernel = common ? &softmax_rows_registers_kernel<T, kThreads, kVecs, kMinBlocks, kStaged, false>
+                          : &softmax_rows_registers_kernel<T, kThreads, kVecs, kMinBlocks, kStaged, true>;
     // A block per kRowsPerBlock rows; more rows than one grid takes: several launches.
     const int64_t step = gpu::kMaxGridBlocks * kRowsPerBlock;
     for (int64_t row0 = 0; row0 < rows || row0 == 0; row0 += step) {

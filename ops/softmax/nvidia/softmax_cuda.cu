@@ -1,18 +1,14 @@
 // softmax on NVIDIA GPUs: kernel choice at descriptor creation (plan) and
-// launches at execute (run). Kernels live in kernel.cuh.
+// launches at execute (run). Kernels live in kernel.cuh, rows_registers.cuh,
+// bulk_kernel.cuh and ladder.cuh.
 //
 // Choice, in this order (P = elements per 16-byte vector: 4 f32, 8 f16/bf16),
 // each threshold from measurements on the H200 (docs/kernels/softmax.md,
 // tests/cpp/nvidia/bench/axis_variants.cu):
 //   dense rows (inner == 1, axis stride 1 in and out):
-//     an entry of kRegisterRows holds the row (the production plan)
-//                                          -> rows_registers: a group of threads per row,
-//                                             the row in registers (rows_registers.cuh)
-//     L <= P * warp / 2                    -> sub-warp per row, one vector per lane
-//     L <= P * warp, rows >= 4 * SMs       -> half a warp per row, two vectors per lane
-//     L <= 1024                            -> warp per row, row in registers (16-bit rows
-//                                             of > 512: loaded through shared memory)
-//     L <= 16384 f32, 8192 f16/bf16        -> block per row, row in registers
+//     L <= 16384 f32, 8192 f16/bf16        -> rows_registers: a group of threads per row,
+//                                             the row in registers (rows_registers.cuh),
+//                                             shaped by kRegisterRows
 //     L <= what one block's shared memory holds as f32 (~57K on sm_90):
 //       rows < SMs                         -> split rows: stats pass + write pass (workspace)
 //       otherwise                          -> block per row, row in shared memory
@@ -21,7 +17,7 @@
 //             otherwise                    -> block per row: stats pass + write pass, the
 //                                             second read mostly from L2
 //     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
-//     16384, where kRegisterRows takes no such row
+//     16384, where no measured kRegisterRows entry takes the row
 //                                          -> bulk copies into a ring of shared-memory
 //                                             buffers, a row per block (16-bit rows of up
 //                                             to 8192: the exps held in registers; from
@@ -39,7 +35,6 @@
 // the ring's kHeads instances (the aligned middle by bulk copy, the ends one
 // per thread); the rest run on the dense-row kernels.
 #include <cstdint>
-#include <type_traits>
 
 #include "runtime/gpu/gpu_runtime.h"
 #include "ops/softmax/nvidia/kernel.cuh"
@@ -47,8 +42,6 @@
 #include "ops/softmax/nvidia/rows_registers.cuh"
 #include "ops/softmax/softmax_backends.h"
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-#include <cstdlib>
-
 #include "ops/softmax/nvidia/bulk_kernel.cuh"
 #endif
 
@@ -65,8 +58,6 @@ constexpr const char *kOp = "oprt_execute_softmax";
 constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 
 // AxisPlan::kernel values. launch[] holds, per kernel:
-//   kRowsWarp: [0] lanes per row, [1] columns per lane
-//   kRowsBlockRegisters: [0] threads, [1] vectors per thread
 //   kRowsBlockSmem: [0] threads, [1] elements per row kept in shared memory
 //   kRowsSplit: [0] threads, [1] chunks per row, [2] chunk length
 //   kRowsLong: [0] threads
@@ -75,8 +66,6 @@ constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 //   kStridedTile: [0] bx, [1] by
 //   kRowsRegisters: [0] entry of kRegisterRows
 enum Kernel : int32_t {
-    kRowsWarp = 1,
-    kRowsBlockRegisters = 2,
     kRowsBlockSmem = 3,
     kRowsSplit = 4,
     kStridedThread = 5,
@@ -90,31 +79,41 @@ enum Kernel : int32_t {
     kRowsRegisters = 13,    // rows_registers.cuh, shaped by kRegisterRows
 };
 
-// Dense rows for softmax_rows_registers_kernel (rows_registers.cuh), in the
-// production plan (the ladder's on_chip and bulk_async steps keep the kernels
-// before it): the first entry of the element size whose band (min_cols,
-// max_cols] holds the row length, and whose max_rows_per_sm (0: no bound) the
-// tensor's rows stay within, takes it:
+// Dense rows for softmax_rows_registers_kernel (rows_registers.cuh): the
+// first entry of the element size whose band (min_cols, max_cols] holds the
+// row length, and whose max_rows_per_sm (0: no bound) the tensor's rows stay
+// within, takes it. Two parts:
+// - entries with a row bound, each measured faster than the shape below it
+//   at the bench shapes (tests/cpp/nvidia/bench/softmax_rows.cu prints every
+//   launch shape's time): the production plan only;
+// - entries without one, which take every other dense row up to 16384 f32 /
+//   8192 16-bit columns, in the plan and in the ladder's on_chip and
+//   bulk_async steps: a few threads a row, one vector each, up to 16 vectors;
+//   a warp a row up to 1024 columns (up to 32 values a lane); a block a row
+//   beyond (4 f32 / 2 16-bit vectors a thread up to 4096 columns, 8 f32
+//   beyond). On sm_90 the bulk kernel takes the rows of this part that
+//   bulk_faster names.
 // `threads` threads a row, `vecs` 16-byte vectors a thread (threads * vecs *
 // 16 / esize >= max_cols; threads 4-32 or whole warps up to 1024, powers of
-// two; vecs * 16 / esize <= 32 values a thread). Rows no entry takes go to the
-// kernels of plan_dense_rows below. Order: by max_cols, and for one band the
-// smaller row bounds first. Every launch shape and its time at the bench
-// shapes: tests/cpp/nvidia/bench/softmax_rows.cu.
+// two; vecs * 16 / esize <= 32 values a thread); `min_blocks` blocks per SM
+// asked of ptxas, `staged` loads through shared memory (rows_registers.cuh).
+// Order: within each part by max_cols, for one band the smaller row bounds first.
 struct RegisterRows {
-    int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16); 0 takes no row
+    int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
     int64_t min_cols;  // rows longer than this (a band: a shape fits the lengths it was measured at)
     int64_t max_cols;
     int64_t max_rows_per_sm;
     int threads;
     int vecs;
+    int min_blocks = 1;
+    bool staged = false;
 };
 constexpr RegisterRows kRegisterRows[] = {
-    // f32. H200, 2026-12-02, camp_softmax_rows_bench, hot + dram us, the plan's kernel before
-    // -> rows_registers: 32768x128 17.3 -> 14.9; 4x1024 4.1 -> 2.4; 1024x1024 8.1 -> 5.9;
-    // 16384x1024 68.7 -> 66.1; 65536x1024 261 -> 254; 144x1280 5.2 -> 3.8; 1008x1280 8.7 -> 7.3;
-    // 4080x1536 27.3 -> 24.5; 1008x2304 13.0 -> 10.8; 2032x2304 21.1 -> 18.5; 784x3840
-    // 15.2 -> 13.1; 1024x4096 19.0 -> 15.5 (8192x4096 kept: 132.8 against 130.6).
+    // f32, measured. H200, 2026-12-02, camp_softmax_rows_bench, hot + dram us, the plan's
+    // kernel before -> rows_registers: 32768x128 17.3 -> 14.9; 4x1024 4.1 -> 2.4; 1024x1024
+    // 8.1 -> 5.9; 16384x1024 68.7 -> 66.1; 65536x1024 261 -> 254; 144x1280 5.2 -> 3.8;
+    // 1008x1280 8.7 -> 7.3; 4080x1536 27.3 -> 24.5; 1008x2304 13.0 -> 10.8; 2032x2304
+    // 21.1 -> 18.5; 784x3840 15.2 -> 13.1; 1024x4096 19.0 -> 15.5; 8192x4096 133.5 -> 130.9.
     {4, 0, 128, 249, 8, 4},
     {4, 512, 1024, 497, 128, 2},
     {4, 1024, 1280, 2, 128, 4},
@@ -123,10 +122,23 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 1536, 2304, 8, 256, 4},
     {4, 1536, 2304, 16, 128, 8},
     {4, 2304, 4096, 8, 256, 4},
-    // f16 / bf16 (bf16 timed): 32768x128 12.7 -> 9.3; 4x1024 4.0 -> 2.3; 1024x1024 6.9 -> 4.8;
-    // 144x1280 4.7 -> 3.3; 1008x1280 7.5 -> 5.3; 4080x1536 20.2 -> 15.0; 1008x2304 10.6 -> 7.8;
-    // 2032x2304 14.8 -> 13.0; 784x3840 9.7 -> 8.9; 1024x4096 13.4 -> 9.9; 8192x4096 72.5 ->
-    // 70.4 (16384x1024 and 65536x1024 kept the warp kernel: 35.9 against 40.5, 131.9 / 141.4).
+    {4, 2304, 4096, 63, 512, 2},
+    // f32, every other row.
+    {4, 0, 16, 0, 4, 1},
+    {4, 16, 32, 0, 8, 1},
+    {4, 32, 64, 0, 16, 1},
+    {4, 64, 128, 0, 16, 2},
+    {4, 128, 256, 0, 32, 2},
+    {4, 256, 512, 0, 32, 4},
+    {4, 512, 1024, 0, 32, 8},
+    {4, 1024, 2048, 0, 128, 4},
+    {4, 2048, 4096, 0, 256, 4},
+    {4, 4096, 8192, 0, 256, 8},
+    {4, 8192, 16384, 0, 512, 8},
+    // f16 / bf16 (bf16 timed), measured: 32768x128 12.7 -> 9.3; 4x1024 4.0 -> 2.3; 1024x1024
+    // 6.9 -> 4.8; 144x1280 4.7 -> 3.3; 1008x1280 7.5 -> 5.3; 4080x1536 20.2 -> 15.0; 1008x2304
+    // 10.6 -> 7.8; 2032x2304 14.8 -> 13.0; 784x3840 9.7 -> 8.9; 1024x4096 13.4 -> 9.9;
+    // 8192x4096 72.5 -> 70.4.
     {2, 0, 128, 249, 8, 2},
     {2, 512, 1024, 8, 128, 1},
     {2, 1024, 1280, 8, 256, 1},
@@ -134,18 +146,25 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 1536, 2304, 8, 256, 2},
     {2, 1536, 2304, 16, 128, 4},
     {2, 2304, 4096, 63, 256, 2},
+    // f16 / bf16, every other row. Rows of 513-1024: a warp a row at 8 blocks of 128
+    // threads per SM (64 registers), loads staged: 16384x1024 and 65536x1024 (the
+    // bench's "t32 v4 b8 staged").
+    {2, 0, 32, 0, 4, 1},
+    {2, 32, 64, 0, 8, 1},
+    {2, 64, 128, 0, 16, 1},
+    {2, 128, 256, 0, 16, 2},
+    {2, 256, 512, 0, 32, 2},
+    {2, 512, 1024, 0, 32, 4, 8, true},
+    {2, 1024, 2048, 0, 128, 2},
+    {2, 2048, 4096, 0, 256, 2},
+    {2, 4096, 8192, 0, 512, 2},
 };
 constexpr size_t kRegisterRowsCount = sizeof(kRegisterRows) / sizeof(kRegisterRows[0]);
 
-constexpr int64_t kHalfWarpMinRowsPerSm = 4;
-constexpr int64_t kWarpMaxCols = 1024;
 // Rows in registers: f32 up to 16384 columns (512 threads x 32 values: 3983
 // GB/s against 3672 in shared memory), f16/bf16 up to 8192 (beyond, shared
-// memory wins: 2712 against 2040 GB/s at 16384). Values per thread: 16 f32 up
-// to 4096 columns, 32 beyond (8192: 4062 GB/s against 3450 with 16 at 512
-// threads); 16 for f16/bf16 (fewer threads with more values measured slower).
+// memory wins: 2712 against 2040 GB/s at 16384): kRegisterRows' last bands.
 constexpr int64_t kRegisterMaxColsF32 = 16384;
-constexpr int64_t kRegisterMaxCols16 = 8192;
 constexpr int kLongThreads = 1024;
 constexpr int kSplitThreads = 1024;
 constexpr int kStridedThreads = 256;
@@ -167,15 +186,6 @@ int64_t smem_slice_capacity(const gpu::DeviceInfo &info, int64_t P) {
 // Threads of the shared-memory kernel (its __launch_bounds__): two blocks of 512 fit an SM.
 constexpr int kSmemThreads = 512;
 
-template <int G, typename F>
-void with_lanes(int g, F f) {
-    if (g == G) {
-        f(std::integral_constant<int, G>{});
-    } else if constexpr (G > 1) {
-        with_lanes<G / 2>(g, f);
-    }
-}
-
 // Whether every row of in and out starts on an `align`-byte boundary: the
 // data pointers and every outer stride (in bytes) are multiples of it.
 bool rows_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize, int64_t align) {
@@ -185,64 +195,6 @@ bool rows_aligned(const AxisPlan &p, const void *in, const void *out, int64_t es
             ((p.in_outer_strides[d] * esize) % align != 0 || (p.out_outer_strides[d] * esize) % align != 0))
             return false;
     return true;
-}
-
-template <typename T, int G, int C>
-void launch_warp_rows(const T *in, T *out, int64_t rows, int64_t L, bool heads, const gpu::OuterIndex &ix,
-                      dev::stream_t stream) {
-    const int64_t blocks = clamp64(ceil_div(rows, kWarpRowsThreads / G), 1, kMaxGridBlocks);
-    auto *kernel = heads ? &softmax_rows_warp_kernel<T, G, C, true> : &softmax_rows_warp_kernel<T, G, C, false>;
-    gpu::launch_overlapped(kernel, unsigned(blocks), kWarpRowsThreads, 0, stream, in, out, rows, L, ix);
-}
-
-template <typename T>
-void launch_warp(const T *in, T *out, int64_t rows, int64_t L, int lanes, int cols, bool heads,
-                 const gpu::OuterIndex &ix, dev::stream_t stream) {
-    constexpr int P = gpu::vector_width<T>();
-    if (lanes < dev::kWarpSize) {  // short rows: one vector per lane, or two on half a warp
-        if (cols > P) {
-            launch_warp_rows<T, dev::kWarpSize / 2, 2 * P>(in, out, rows, L, heads, ix, stream);
-            return;
-        }
-        with_lanes<dev::kWarpSize / 2>(lanes, [&](auto g) {
-            launch_warp_rows<T, decltype(g)::value, P>(in, out, rows, L, heads, ix, stream);
-        });
-        return;
-    }
-    constexpr int W = dev::kWarpSize;
-    if (cols <= P) launch_warp_rows<T, W, P>(in, out, rows, L, heads, ix, stream);
-    else if (cols <= 8) launch_warp_rows<T, W, (8 > P ? 8 : P)>(in, out, rows, L, heads, ix, stream);
-    else if (cols <= 16) launch_warp_rows<T, W, 16>(in, out, rows, L, heads, ix, stream);
-    else launch_warp_rows<T, W, 32>(in, out, rows, L, heads, ix, stream);
-}
-
-// Vectors per thread of the register kernel: up to 32 f32 / 16 f16/bf16 values.
-template <typename T>
-constexpr int kMaxRegisterVecs = gpu::vector_width<T>() == 4 ? 8 : 2;
-
-// Calls f(std::integral_constant<int, V>) for the runtime count v (1 <= v <= Max).
-template <int Max, typename F>
-void with_vecs(int v, F f) {
-    if (v >= Max) {
-        f(std::integral_constant<int, Max>{});
-    } else if constexpr (Max > 1) {
-        with_vecs<Max - 1>(v, f);
-    }
-}
-
-template <typename T>
-void launch_block_registers(const T *in, T *out, int64_t rows, int64_t L, int threads, int vecs, bool heads,
-                            const gpu::OuterIndex &ix, dev::stream_t stream) {
-    const unsigned blocks = unsigned(clamp64(rows, 1, kMaxGridBlocks));
-    with_vecs<kMaxRegisterVecs<T>>(vecs, [&](auto kv) {
-        constexpr int V = decltype(kv)::value;
-        // f32 rows off 16-byte boundaries measured faster with element loads
-        // than with heads peeled ((8192, 4095) 78 -> 80 us, (4096, 16383)
-        // 195 -> 203 us: the head's registers make rows of 32 values spill).
-        auto *kernel = heads && sizeof(T) == 2 ? &softmax_rows_block_registers_kernel<T, V, true>
-                                               : &softmax_rows_block_registers_kernel<T, V, false>;
-        gpu::launch_overlapped(kernel, blocks, unsigned(threads), 0, stream, in, out, rows, L, ix);
-    });
 }
 
 // Launches entry `entry` of kRegisterRows: one instance of the kernel per entry of T's size.
@@ -255,7 +207,8 @@ void launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows,
             static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
             static_assert(e.vecs * gpu::vector_width<T>() <= 32, "at most 32 values a thread");
             if (entry == I) {
-                launch_register_rows<T, e.threads, e.vecs>(in, out, rows, L, aligned, ix, stream);
+                launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.staged>(in, out, rows, L, aligned, ix,
+                                                                                  stream);
                 return;
             }
         }
@@ -296,18 +249,11 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     T *out = static_cast<T *>(args.out);
     const gpu::OuterIndex ix = gpu::outer_index(p);
     const int64_t L = p.axis_len, rows = p.outer;
-    // Rows off 16-byte boundaries take the register kernels' head-peeling form.
-    const bool heads = !rows_aligned(p, in, out, int64_t(sizeof(T)), gpu::kVectorBytes);
     switch (p.kernel) {
-    case kRowsWarp:
-        launch_warp(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), heads, ix, stream);
-        return OPRT_SUCCESS;
-    case kRowsBlockRegisters:
-        launch_block_registers(in, out, rows, L, int(p.launch[0]), int(p.launch[1]), heads, ix, stream);
-        return OPRT_SUCCESS;
     case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
-    case kRowsRegisters:
-        launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L, !heads, ix, stream);
+    case kRowsRegisters:  // rows off 16-byte boundaries take the kernel's general form
+        launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L,
+                                   rows_aligned(p, in, out, int64_t(sizeof(T)), gpu::kVectorBytes), ix, stream);
         return OPRT_SUCCESS;
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
@@ -421,55 +367,23 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
     return OPRT_SUCCESS;
 }
 
-// Dense rows with the register, shared-memory and two-pass kernels (the
-// ladder's on_chip step; the bulk kernel's fallback for unaligned data);
-// register_rows: kRegisterRows first (the production plan).
+// Dense rows: rows_registers where a kRegisterRows entry holds the row (the
+// measured entries only where register_rows: the production plan and the bulk
+// kernel's fallback for unaligned data; the ladder's on_chip and bulk_async
+// steps take the unbounded ones), else the shared-memory and two-pass kernels.
 oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool register_rows) {
     const int64_t L = p.axis_len;
-    const int64_t P = elems_per_vector(p.dtype);
-    const int64_t sms = info.sm_count;
-    const int64_t esize = P == 4 ? 4 : 2;
-    for (size_t i = 0; register_rows && i < kRegisterRowsCount; ++i) {
+    const int64_t esize = elems_per_vector(p.dtype) == 4 ? 4 : 2;
+    for (size_t i = 0; i < kRegisterRowsCount; ++i) {
         const RegisterRows &e = kRegisterRows[i];
-        if (e.esize == esize && L > e.min_cols && L <= e.max_cols && (e.max_rows_per_sm == 0 || p.outer <= e.max_rows_per_sm * sms)) {
+        const bool measured = e.max_rows_per_sm != 0;
+        if (e.esize == esize && L > e.min_cols && L <= e.max_cols &&
+            (!measured || (register_rows && p.outer <= e.max_rows_per_sm * info.sm_count))) {
             p.kernel = kRowsRegisters;
             p.kernel_name = "rows_registers";
             p.launch[0] = int64_t(i);  // its threads and vectors are compiled into its launch
             return OPRT_SUCCESS;
         }
-    }
-    if (L <= kWarpMaxCols) {
-        p.kernel = kRowsWarp;
-        if (L <= P * (dev::kWarpSize / 2)) {
-            p.kernel_name = "rows_subwarp_registers";
-            p.launch[0] = next_pow2(ceil_div(L, P));
-            p.launch[1] = P;
-        } else if (L <= P * dev::kWarpSize && p.outer >= kHalfWarpMinRowsPerSm * sms) {
-            // Two vectors on each of half a warp's lanes: more bytes in flight
-            // per thread when rows fill the GPU ((32768, 128) f32: 10.3 us
-            // against 12.0); a few rows finish sooner on 32 lanes.
-            p.kernel_name = "rows_subwarp_registers";
-            p.launch[0] = dev::kWarpSize / 2;
-            p.launch[1] = 2 * P;
-        } else {
-            p.kernel_name = "rows_warp_registers";
-            p.launch[0] = dev::kWarpSize;
-            const int64_t cols = next_pow2(ceil_div(L, dev::kWarpSize));
-            p.launch[1] = cols > P ? cols : P;
-        }
-        return OPRT_SUCCESS;
-    }
-    if (L <= (P == 4 ? kRegisterMaxColsF32 : kRegisterMaxCols16)) {
-        // Threads in multiples of 64 (valid for 32- and 64-lane warps), as
-        // few as hold the row at the measured values per thread.
-        const int64_t vecs = ceil_div(L, P);
-        const int64_t per_thread = P == 4 ? (L <= 4096 ? 4 : 8) : 2;
-        const int64_t threads = clamp64(round_up(ceil_div(vecs, per_thread), 64), 64, 1024);
-        p.kernel = kRowsBlockRegisters;
-        p.kernel_name = "rows_block_registers";
-        p.launch[0] = threads;
-        p.launch[1] = ceil_div(vecs, threads);
-        return OPRT_SUCCESS;
     }
     switch (p.dtype) {
     case OPRT_DTYPE_F32: return plan_long_rows<float>(p, info);
@@ -498,16 +412,17 @@ constexpr int64_t kBulkMinCols = 1024;
 // the split two-pass kernel, (2048, 65536) 292 us and (1024, 131072) 292 us
 // against 396 and 400 for the block-per-row two-pass kernel.
 bool bulk_faster(const AxisPlan &p) {
-    if (p.kernel == kRowsRegisters) return false;  // kRegisterRows' rows stay in registers
+    // Rows of a measured kRegisterRows entry stay in registers.
+    if (p.kernel == kRowsRegisters && kRegisterRows[p.launch[0]].max_rows_per_sm != 0) return false;
     if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
     return p.axis_len > kRegisterMaxColsF32;
 }
 
-// A block's ring: `stages` buffers of at most `slice_bytes` each.
-// OPRT_SOFTMAX_BULK_SLICE_KB and OPRT_SOFTMAX_BULK_STAGES override the sizes
-// (tuning knobs, read at descriptor creation); the ring always fits one block.
+// A block's ring: `stages` buffers of at most `slice_bytes` each; the ring
+// always fits one block.
 constexpr int64_t kBulkSliceBytes = 32 * 1024;
 constexpr int kBulkStages = 3;
+static_assert(kBulkStages >= kBulkMinStages && kBulkStages <= kBulkMaxStages, "a ring the kernel takes");
 constexpr int kBulkVectorsPerThread = 8;     // split rows
 constexpr int kBulkRowVectorsPerThread = 4;  // a whole row per block
 
@@ -516,15 +431,10 @@ struct BulkRing {
     int stages;
 };
 
-int env_int(const char *name, int fallback) {
-    const char *v = std::getenv(name);
-    return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : fallback;
-}
-
 BulkRing bulk_ring(const gpu::DeviceInfo &info) {
     BulkRing r;
-    r.stages = int(clamp64(env_int("OPRT_SOFTMAX_BULK_STAGES", kBulkStages), kBulkMinStages, kBulkMaxStages));
-    r.slice_bytes = int64_t(env_int("OPRT_SOFTMAX_BULK_SLICE_KB", int(kBulkSliceBytes / 1024))) * 1024;
+    r.stages = kBulkStages;
+    r.slice_bytes = kBulkSliceBytes;
     const int64_t room = int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
     if (r.slice_bytes * r.stages > room) r.slice_bytes = room / r.stages;
     r.slice_bytes = r.slice_bytes / 16 * 16;
@@ -663,11 +573,9 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // per row would couple more blocks in each row's exchange (measured on the
     // H200, 2026-11-29: f32 (2048, 65536) 66% of the copy ceiling
     // with 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB).
-    // (OPRT_SOFTMAX_BULK_CHUNKS overrides the slice count: a tuning knob.)
-    const int64_t split_chunks = env_int("OPRT_SOFTMAX_BULK_CHUNKS", int(kBulkSplitChunks));
     int64_t slice_bytes = ring.slice_bytes;
     if (L * esize > slice_bytes)
-        slice_bytes = clamp64(round_up(ceil_div(L * esize, split_chunks), 16),
+        slice_bytes = clamp64(round_up(ceil_div(L * esize, kBulkSplitChunks), 16),
                               kBulkSplitMinSliceBytes < slice_bytes ? kBulkSplitMinSliceBytes : slice_bytes,
                               slice_bytes);
     const int64_t max_slice = slice_bytes / esize;
@@ -679,12 +587,11 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     }
     const int64_t slice = round_up(ceil_div(L, chunks), P);
     chunks = ceil_div(L, slice);
-    // Vectors per thread in each pass over the slice (OPRT_SOFTMAX_BULK_VECS
-    // overrides it: a tuning knob). A whole row per block takes more threads:
+    // Vectors per thread in each pass over the slice. A whole row per block takes more threads:
     // those blocks are large (2 per SM for 32 KB rows), so 4 vectors a thread
     // keep 32 warps on the SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows
     // measured 0-3% slower with 4; H200, 2026-11-29).
-    const int vecs = env_int("OPRT_SOFTMAX_BULK_VECS", chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread);
+    const int vecs = chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread;
     // At least 128 threads: rows off boundaries read their ends one per thread (row_end_element).
     int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
     if (chunks == 1 && esize == 2 && threads > kRowRegisterThreads &&
@@ -888,12 +795,10 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
 
 oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     p.workspace_bytes = 0;
-    const int64_t P = elems_per_vector(p.dtype);
     if (p.in_numel == 0) {  // nothing will run; any valid choice
-        p.kernel = kRowsWarp;
-        p.kernel_name = "rows_subwarp_registers";
-        p.launch[0] = 1;
-        p.launch[1] = P;
+        p.kernel = kRowsLong;
+        p.kernel_name = "rows_long_block_two_pass";
+        p.launch[0] = kLongThreads;
         return OPRT_SUCCESS;
     }
     gpu::DeviceInfo info;

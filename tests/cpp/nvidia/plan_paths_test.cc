@@ -94,24 +94,23 @@ TEST_F(NvidiaPlanPaths, OneInputBroadcast) {
 // Uniform inputs spread this wide sit near the dtype's largest finite values.
 float near_range_limit(oprt_dtype_t dt) { return dt == OPRT_DTYPE_F16 ? 6.0e4f : 1.0e30f; }
 
-// The on_chip ladder step: the kernels that load through registers (the plan
-// takes the bulk kernel instead for some of these lengths, tested below).
-TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
+// The on_chip ladder step: rows_registers at the unbounded kRegisterRows
+// entries, a few lanes, a warp or a block a row (the plan takes the bulk
+// kernel instead for some of these lengths, tested below).
+TEST_F(NvidiaPlanPaths, SoftmaxRegistersOnChip) {
     UseVariant on_chip("on_chip");
     for (oprt_dtype_t dt : all_dtypes()) {
         const int64_t P = dt == OPRT_DTYPE_F32 ? 4 : 8;
         {
-            // One vector per lane; then, with rows enough to fill the GPU
-            // (4 per SM), two vectors on each of half a warp's lanes.
-            ExpectKernel k("rows_subwarp_registers");
+            ExpectKernel k("rows_registers");
+            // A few lanes a row, one or two vectors each.
+            for (int64_t L : {int64_t(1), int64_t(3), P * 4 + 1, P * 8}) check_softmax(dt, {{600, L}}, 1);
             for (int64_t L : {P * 16, P * 16 + 1, P * 24 + 3, P * 32}) check_softmax(dt, {{600, L}}, 1);
             check_softmax(dt, {{600, P * 32}, {}, 1}, 1);
             check_softmax(dt, {{600, P * 32}}, 1, /*specials=*/true);
             // Odd rows start off 16-byte boundaries: heads peeled, specials among them.
             check_softmax(dt, {{600, P * 24 + 3}}, 1, /*specials=*/true);
-        }
-        {
-            ExpectKernel k("rows_warp_registers");
+            // A warp a row (16-bit rows of 513-1024: loads staged through shared memory).
             check_softmax(dt, {{37, P * 16 + 1}}, 1);  // few rows: 32 lanes
             check_softmax(dt, {{37, P * 32}}, 1, true);
             check_softmax(dt, {{37, P * 32 + 1}}, 1);
@@ -123,10 +122,11 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
             check_softmax(dt, {{600, 1000}, {}, 1}, 1, false, {}, /*out_offset=*/1);
             check_softmax(dt, {{600, 1023}}, 1, /*specials=*/true);
             check_softmax(dt, {{600, 1024}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            check_softmax(dt, {{2000, 700}}, 1, /*specials=*/true);
         }
         const int64_t reg_max = dt == OPRT_DTYPE_F32 ? 16384 : 8192;
         {
-            ExpectKernel k("rows_block_registers");
+            ExpectKernel k("rows_registers");  // a block a row
             for (int64_t L : {int64_t(1025), int64_t(1280), int64_t(2304), int64_t(3840), int64_t(4096),
                               int64_t(4097), int64_t(5000), int64_t(8191), reg_max - 1, reg_max})
                 check_softmax(dt, {{37, L}}, 1);
@@ -150,12 +150,12 @@ TEST_F(NvidiaPlanPaths, SoftmaxSubwarpWarpAndBlockRegisters) {
 // offset data and special values at the same row counts.
 TEST_F(NvidiaPlanPaths, SoftmaxShortRowBenchShapes) {
     // The production plan takes every one of these (and the odd lengths one short)
-    // to rows_registers (kRegisterRows); the ladder's on_chip step keeps the kernels above.
+    // to rows_registers (kRegisterRows); the ladder's on_chip step takes its unbounded entries.
     ExpectKernel k("rows_registers");
     for (oprt_dtype_t dt : all_dtypes()) {
         for (const auto &rc : std::vector<std::pair<int64_t, int64_t>>{
                  {4, 1024}, {144, 1280}, {1008, 1280}, {1024, 1024}, {1008, 2304}, {2032, 2304},
-                 {784, 3840}, {4080, 1536}, {32768, 128}, {1024, 4096}}) {
+                 {784, 3840}, {4080, 1536}, {32768, 128}, {1024, 4096}, {16384, 1024}}) {
             const int64_t rows = rc.first, L = rc.second;
             check_softmax(dt, {{rows, L}}, 1, /*specials=*/rows >= 6);
             check_softmax(dt, {{rows, L - 1}}, 1);  // odd rows off 16-byte boundaries
@@ -324,7 +324,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
 TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
     // The plan (no variant set): rows kRegisterRows takes run rows_registers; of the
     // rest, 16-bit rows from 2048 columns and f32 rows longer than 16384 take the bulk
-    // kernel, the others keep the on_chip kernels.
+    // kernel, the others keep the on_chip step's kernels.
     for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
         {
             ExpectKernel k("rows_registers");
@@ -350,9 +350,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         ExpectKernel k("rows_registers");
         check_softmax(OPRT_DTYPE_F32, {{300, 4096}}, 1);
         check_softmax(OPRT_DTYPE_BF16, {{300, 1536}}, 1);
-    }
-    {
-        ExpectKernel k("rows_block_registers");  // past kRegisterRows' lengths, or its rows per SM
+        // Past the measured entries' lengths or rows per SM: the unbounded ones.
         check_softmax(OPRT_DTYPE_F32, {{300, 8192}}, 1);
         check_softmax(OPRT_DTYPE_BF16, {{5000, 1536}}, 1);
     }

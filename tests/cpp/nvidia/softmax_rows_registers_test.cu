@@ -2,7 +2,8 @@
 // launched directly, at launch shapes the plan's kRegisterRows table can name,
 // whichever of them the plan picks today: groups within a warp (several rows a
 // block) and of whole warps (a block a row, the warps joined through shared
-// memory), one to eight vectors a thread. Rows that fill the group and rows
+// memory), one to eight vectors a thread, plain or with a blocks-per-SM bound
+// and the loads staged through shared memory. Rows that fill the group and rows
 // that leave most of it padding; the common form (dense, 16-byte aligned rows
 // of whole vectors) and the general one (odd lengths, rows off boundaries, in
 // and out at different offsets, outer dims that do not merge); special values.
@@ -27,13 +28,15 @@ protected:
     void SetUp() override { NVT_SKIP_WITHOUT_CUDA(); }
 };
 
-// Softmax over the last axis of in_s by the kernel at <kThreads, kVecs>, against float64.
-template <typename T, int kThreads, int kVecs>
+// Softmax over the last axis of in_s by the kernel at <kThreads, kVecs,
+// kMinBlocks, kStaged>, against float64.
+template <typename T, int kThreads, int kVecs, int kMinBlocks, bool kStaged>
 void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::vector<int64_t> out_strides = {},
                 int64_t out_offset = 0) {
     const int nd = int(in_s.shape.size());
     const std::string what = std::string("rows_registers<") + dtype_name(dt) + ", " + std::to_string(kThreads) +
-                             ", " + std::to_string(kVecs) + "> in" + shape_str(in_s.shape) +
+                             ", " + std::to_string(kVecs) + ", " + std::to_string(kMinBlocks) +
+                             (kStaged ? ", staged" : "") + "> in" + shape_str(in_s.shape) +
                              (in_s.strides.empty() ? "" : " strided") +
                              (in_s.offset ? " offset " + std::to_string(in_s.offset) : "") +
                              (out_offset ? " out offset " + std::to_string(out_offset) : "") +
@@ -59,8 +62,8 @@ void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::v
         aligned = aligned && (in.strides[size_t(d)] * int64_t(sizeof(T))) % 16 == 0 &&
                   (out.strides[size_t(d)] * int64_t(sizeof(T))) % 16 == 0;
     }
-    sk::launch_register_rows<T, kThreads, kVecs>(static_cast<const T *>(in.data()), static_cast<T *>(out.data()),
-                                                 rows, L, aligned, ix, nullptr);
+    sk::launch_register_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(
+        static_cast<const T *>(in.data()), static_cast<T *>(out.data()), rows, L, aligned, ix, nullptr);
     NVT_CUDA_OK(cudaGetLastError());
     download(out);
 
@@ -87,45 +90,60 @@ void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::v
 }
 
 // The layouts and lengths one launch shape must take, rows of up to its capacity C.
-template <typename T, int kThreads, int kVecs>
+template <typename T, int kThreads, int kVecs, int kMinBlocks, bool kStaged>
 void check_shape(oprt_dtype_t dt) {
     const int64_t C = sk::register_rows_capacity<T>(kThreads, kVecs);
     const int64_t P = oprt::gpu::vector_width<T>();
     // The common form: the full group, half of it, one vector, few and many rows
     // (a last block with groups past the last row).
-    for (int64_t L : {C, C / 2 + P, P}) check_rows<T, kThreads, kVecs>(dt, {{37, L}});
-    check_rows<T, kThreads, kVecs>(dt, {{C <= 1024 ? 1000 : 200, C}});
-    check_rows<T, kThreads, kVecs>(dt, {{C}});  // one row, no outer dims
-    check_rows<T, kThreads, kVecs>(dt, {{600, C}}, /*specials=*/true);
+    for (int64_t L : {C, C / 2 + P, P}) check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{37, L}});
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{C <= 1024 ? 1000 : 200, C}});
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{C}});  // one row, no outer dims
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{600, C}}, /*specials=*/true);
     // The general form: odd lengths (every other row off a boundary, heads peeled),
     // in and out off a boundary alike, out alone off one (element loads and stores).
-    for (int64_t L : {C - 1, C / 2 + 3, int64_t(3)}) check_rows<T, kThreads, kVecs>(dt, {{37, L}});
-    check_rows<T, kThreads, kVecs>(dt, {{300, C - 1}}, /*specials=*/true);
-    check_rows<T, kThreads, kVecs>(dt, {{300, C}, {}, 1}, false, {}, /*out_offset=*/1);
-    check_rows<T, kThreads, kVecs>(dt, {{300, C}, {}, 1}, /*specials=*/true, {}, /*out_offset=*/1);
-    check_rows<T, kThreads, kVecs>(dt, {{300, C}}, false, {}, /*out_offset=*/1);
+    for (int64_t L : {C - 1, C / 2 + 3, int64_t(3)}) check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{37, L}});
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C - 1}}, /*specials=*/true);
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C}, {}, 1}, false, {}, /*out_offset=*/1);
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C}, {}, 1}, /*specials=*/true, {}, /*out_offset=*/1);
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C}}, false, {}, /*out_offset=*/1);
     // Outer dims that do not merge (a gap after each row group) and a padded row stride.
-    check_rows<T, kThreads, kVecs>(dt, {{3, 5, C}, {6 * C + 8, C, 1}});
-    check_rows<T, kThreads, kVecs>(dt, {{40, C - 2}, {C + 8, 1}}, /*specials=*/true);
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{3, 5, C}, {6 * C + 8, C, 1}});
+    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{40, C - 2}, {C + 8, 1}}, /*specials=*/true);
 }
 
-template <int kThreads, int kVecs>
+template <int kThreads, int kVecs, int kMinBlocks = 1, bool kStaged = false>
 void check_all_dtypes() {
-    check_shape<float, kThreads, kVecs>(OPRT_DTYPE_F32);
+    check_shape<float, kThreads, kVecs, kMinBlocks, kStaged>(OPRT_DTYPE_F32);
     if constexpr (kVecs <= 4) {  // at most 32 values a thread
-        check_shape<__half, kThreads, kVecs>(OPRT_DTYPE_F16);
-        check_shape<__nv_bfloat16, kThreads, kVecs>(OPRT_DTYPE_BF16);
+        check_shape<__half, kThreads, kVecs, kMinBlocks, kStaged>(OPRT_DTYPE_F16);
+        check_shape<__nv_bfloat16, kThreads, kVecs, kMinBlocks, kStaged>(OPRT_DTYPE_BF16);
     }
 }
 
 // Every shape kRegisterRows (softmax_cuda.cu) uses is among these.
 TEST_F(NvidiaSoftmaxRowsRegisters, GroupsWithinAWarp) {
     check_all_dtypes<4, 1>();
+    check_all_dtypes<8, 1>();
     check_all_dtypes<8, 2>();
     check_all_dtypes<8, 4>();
+    check_all_dtypes<16, 1>();
     check_all_dtypes<16, 2>();
     check_all_dtypes<32, 1>();
+    check_all_dtypes<32, 2>();
+    check_all_dtypes<32, 4>();
     check_all_dtypes<32, 8>();
+}
+
+// A blocks-per-SM bound and loads staged through shared memory (16-bit rows
+// of 513-1024 take <32, 4, 8, staged>); the bench's other such shapes.
+TEST_F(NvidiaSoftmaxRowsRegisters, BoundAndStaged) {
+    check_all_dtypes<32, 4, 8, true>();
+    check_all_dtypes<32, 4, 8, false>();
+    check_all_dtypes<32, 4, 1, true>();
+    check_all_dtypes<32, 8, 8, true>();
+    check_all_dtypes<64, 2, 16, true>();  // a block a row: the staging slots of whole warps
+    check_all_dtypes<4, 1, 1, true>();    // groups smaller than a vector's 16-bit head
 }
 
 TEST_F(NvidiaSoftmaxRowsRegisters, GroupsOfWarps) {
@@ -137,7 +155,10 @@ TEST_F(NvidiaSoftmaxRowsRegisters, GroupsOfWarps) {
     check_all_dtypes<256, 1>();
     check_all_dtypes<256, 2>();
     check_all_dtypes<256, 4>();
+    check_all_dtypes<256, 8>();
     check_all_dtypes<512, 1>();
+    check_all_dtypes<512, 2>();
+    check_all_dtypes<512, 8>();
     check_all_dtypes<1024, 1>();
 }
 

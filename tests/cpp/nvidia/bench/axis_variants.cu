@@ -16,6 +16,7 @@
 
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/kernel.cuh"
+#include "ops/softmax/nvidia/rows_registers.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;
@@ -64,15 +65,28 @@ const char *dname() {
 
 // ---- softmax --------------------------------------------------------------------
 
-template <typename T, int V>
-void sm_registers(const T *in, T *out, int64_t rows, int64_t L, int threads) {
+// One block of kThreads per row, the row in registers (rows_registers.cuh).
+template <typename T, int kThreads, int V>
+void sm_registers_at(const T *in, T *out, int64_t rows, int64_t L) {
     const OuterIndex ix = rows_index(L);
     const double t = time_graph([&] {
-        sm::softmax_rows_block_registers_kernel<T, V, false><<<unsigned(rows), threads, 0, g_stream>>>(in, out, rows, L, ix);
+        sm::softmax_rows_registers_kernel<T, kThreads, V, 1, false, false>
+            <<<unsigned(rows), kThreads, 0, g_stream>>>(in, out, 0, rows, L, ix);
     });
     char what[64];
-    std::snprintf(what, sizeof what, "softmax registers thr %d vecs %d", threads, V);
+    std::snprintf(what, sizeof what, "softmax registers thr %d vecs %d", kThreads, V);
     report(what, rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t);
+}
+template <typename T, int V>
+void sm_registers(const T *in, T *out, int64_t rows, int64_t L, int threads) {
+    switch (threads) {
+    case 64: sm_registers_at<T, 64, V>(in, out, rows, L); break;
+    case 128: sm_registers_at<T, 128, V>(in, out, rows, L); break;
+    case 256: sm_registers_at<T, 256, V>(in, out, rows, L); break;
+    case 512: sm_registers_at<T, 512, V>(in, out, rows, L); break;
+    case 1024: sm_registers_at<T, 1024, V>(in, out, rows, L); break;
+    default: break;
+    }
 }
 
 // One block per row, the row in shared memory (smem_fraction of what a block

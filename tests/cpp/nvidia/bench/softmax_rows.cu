@@ -1,5 +1,5 @@
-// Short softmax rows (up to 4096 columns): which register kernel, at which
-// launch shape, is fastest for each shape, next to the library's plan.
+// Short softmax rows (up to 4096 columns): which launch shape of the register
+// kernel is fastest for each shape, next to the library's plan.
 //
 // For each shape and dtype (f32, f16, bf16) it times, in two conditions,
 //   hot   one input/output pair replayed (the input L2-resident where it fits,
@@ -13,10 +13,15 @@
 //              T = the power of two that holds the row; "triton" marks the shape
 //              of a one-row-per-program Triton softmax (128 threads per row up
 //              to 2048 columns, 256 beyond, the row padded to a power of two);
-//   block tT vV  softmax_rows_block_registers_kernel (kernel.cuh), a block of T
-//              threads per row (T a multiple of 64), V vectors a thread;
-//   warp gG cC   softmax_rows_warp_kernel (kernel.cuh), G lanes per row, C
-//              values a lane (rows of up to 1024 columns).
+//   new tT vV bB / staged  the same kernel at 32 or 64 threads a row holding
+//              16 or more values a thread, with B blocks per SM asked of
+//              ptxas (B * block = 1024 threads: at most 64 registers) and/or
+//              the loads staged through shared memory (kStaged). t32 v4 b8
+//              staged is the shape and means of the warp-per-row kernel that
+//              rows_registers replaced (a warp a row, 32 values a lane, 8
+//              blocks of 128 threads, staged loads), which took 17.7 us
+//              (16384x1024) and 66.3 us (65536x1024) at 16 bits (hot; H200,
+//              2026-12-02).
 // Every candidate first runs once on random data into a NaN-poisoned output and
 // is checked against a float64 reference; a candidate that fails is reported
 // and not timed. Times: launches captured in a CUDA graph, the median of
@@ -121,87 +126,64 @@ cudaStream_t g_stream;
 
 using LaunchFn = void (*)(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s);
 
-template <typename T, int kT, int kV>
+// kVariant: bit 0 asks for blocks of 1024 threads per SM in all (64 registers
+// at most), bit 1 stages the loads through shared memory.
+template <typename T, int kT, int kV, int kVariant>
 void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
-    sm::launch_register_rows<T, kT, kV>(static_cast<const T *>(in), static_cast<T *>(out), rows, L, true,
-                                        rows_index(L), s);
+    constexpr int kB = (kVariant & 1) ? 1024 / sm::register_rows_block<kT>() : 1;
+    sm::launch_register_rows<T, kT, kV, kB, (kVariant & 2) != 0>(static_cast<const T *>(in), static_cast<T *>(out),
+                                                               rows, L, true, rows_index(L), s);
 }
-template <typename T, int kT, int kV>
+template <typename T, int kT, int kV, int kVariant>
 LaunchFn new_if_compiled() {
     constexpr int P = oprt::gpu::vector_width<T>();
-    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxCols)
-        return &launch_new<T, kT, kV>;
+    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxCols && (kVariant == 0 || kT == 32 || kT == 64))
+        return &launch_new<T, kT, kV, kVariant>;
     else
         return nullptr;
 }
-template <typename T, int kV>
+template <typename T, int kV, int kVariant>
 LaunchFn new_fn_v(int threads) {
     switch (threads) {
-    case 4: return new_if_compiled<T, 4, kV>();
-    case 8: return new_if_compiled<T, 8, kV>();
-    case 16: return new_if_compiled<T, 16, kV>();
-    case 32: return new_if_compiled<T, 32, kV>();
-    case 64: return new_if_compiled<T, 64, kV>();
-    case 128: return new_if_compiled<T, 128, kV>();
-    case 256: return new_if_compiled<T, 256, kV>();
-    case 512: return new_if_compiled<T, 512, kV>();
-    case 1024: return new_if_compiled<T, 1024, kV>();
+    case 4: return new_if_compiled<T, 4, kV, kVariant>();
+    case 8: return new_if_compiled<T, 8, kV, kVariant>();
+    case 16: return new_if_compiled<T, 16, kV, kVariant>();
+    case 32: return new_if_compiled<T, 32, kV, kVariant>();
+    case 64: return new_if_compiled<T, 64, kV, kVariant>();
+    case 128: return new_if_compiled<T, 128, kV, kVariant>();
+    case 256: return new_if_compiled<T, 256, kV, kVariant>();
+    case 512: return new_if_compiled<T, 512, kV, kVariant>();
+    case 1024: return new_if_compiled<T, 1024, kV, kVariant>();
     default: return nullptr;
     }
 }
-template <typename T>
-LaunchFn new_fn(int threads, int vecs) {
+template <typename T, int kVariant>
+LaunchFn new_fn_variant(int threads, int vecs) {
     switch (vecs) {
-    case 1: return new_fn_v<T, 1>(threads);
-    case 2: return new_fn_v<T, 2>(threads);
-    case 4: return new_fn_v<T, 4>(threads);
-    case 8: return new_fn_v<T, 8>(threads);
-    default: return nullptr;
-    }
-}
-
-// The block-register kernel takes its thread count at launch; its vectors per thread are compiled.
-template <typename T, int kV>
-void launch_block(const void *in, void *out, int64_t rows, int64_t L, int threads, cudaStream_t s) {
-    oprt::gpu::launch_overlapped(&sm::softmax_rows_block_registers_kernel<T, kV, false>, unsigned(rows),
-                                 unsigned(threads), 0, s, static_cast<const T *>(in), static_cast<T *>(out), rows, L,
-                                 rows_index(L));
-}
-
-template <typename T, int G, int C>
-void launch_warp(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
-    const int64_t blocks = (rows + sm::kWarpRowsThreads / G - 1) / (sm::kWarpRowsThreads / G);
-    oprt::gpu::launch_overlapped(&sm::softmax_rows_warp_kernel<T, G, C, false>, unsigned(blocks),
-                                 unsigned(sm::kWarpRowsThreads), 0, s, static_cast<const T *>(in),
-                                 static_cast<T *>(out), rows, L, rows_index(L));
-}
-template <typename T, int G>
-LaunchFn warp_fn_g(int cols) {
-    constexpr int P = oprt::gpu::vector_width<T>();
-    switch (cols) {
-    case 4: if constexpr (P <= 4) return &launch_warp<T, G, 4>; else return nullptr;
-    case 8: return &launch_warp<T, G, 8>;
-    case 16: return &launch_warp<T, G, 16>;
-    case 32: return &launch_warp<T, G, 32>;
+    case 1: return new_fn_v<T, 1, kVariant>(threads);
+    case 2: return new_fn_v<T, 2, kVariant>(threads);
+    case 4: return new_fn_v<T, 4, kVariant>(threads);
+    case 8: return new_fn_v<T, 8, kVariant>(threads);
     default: return nullptr;
     }
 }
 template <typename T>
-LaunchFn warp_fn(int lanes, int cols) {
-    switch (lanes) {
-    case 8: return warp_fn_g<T, 8>(cols);
-    case 16: return warp_fn_g<T, 16>(cols);
-    case 32: return warp_fn_g<T, 32>(cols);
+LaunchFn new_fn(int threads, int vecs, int variant = 0) {
+    switch (variant) {
+    case 0: return new_fn_variant<T, 0>(threads, vecs);
+    case 1: return new_fn_variant<T, 1>(threads, vecs);
+    case 2: return new_fn_variant<T, 2>(threads, vecs);
+    case 3: return new_fn_variant<T, 3>(threads, vecs);
     default: return nullptr;
     }
 }
 
 struct Candidate {
     std::string name;
-    int new_threads = 0, new_vecs = 0;  // the new kernel's shape
-    LaunchFn fn = nullptr;         // new and warp kernels
-    int block_threads = 0;         // block kernel: threads and vectors
-    int block_vecs = 0;
+    int new_threads = 0, new_vecs = 0;  // the kernel's shape
+    int new_min_blocks = 1;
+    bool new_staged = false;
+    LaunchFn fn = nullptr;
     oprt_softmax_descriptor_t plan = nullptr;  // the library
     void *ws = nullptr;
     size_t ws_bytes = 0;
@@ -215,17 +197,8 @@ void launch(const Candidate &c, const void *in, void *out, int64_t rows, int64_t
             std::printf("oprt_execute_softmax: %s: %s\n", oprt_status_string(s), oprt_last_error_message());
             std::exit(1);
         }
-    } else if (c.fn != nullptr) {
-        c.fn(in, out, rows, L, g_stream);
     } else {
-        switch (c.block_vecs) {
-        case 1: launch_block<T, 1>(in, out, rows, L, c.block_threads, g_stream); break;
-        case 2: launch_block<T, 2>(in, out, rows, L, c.block_threads, g_stream); break;
-        case 4: launch_block<T, 4>(in, out, rows, L, c.block_threads, g_stream); break;
-        case 8:
-            if constexpr (sizeof(T) == 4) launch_block<T, 8>(in, out, rows, L, c.block_threads, g_stream);
-            break;
-        }
+        c.fn(in, out, rows, L, g_stream);
     }
 }
 
@@ -247,16 +220,25 @@ std::vector<Candidate> candidates(int64_t L) {
     bool tri_listed = false;
     for (int v : {1, 2, 4, 8}) {
         const int threads = int(std::max<int64_t>(4, next_pow2((nvec + v - 1) / v)));
-        Candidate c;
-        c.fn = new_fn<T>(threads, v);
-        if (c.fn == nullptr) continue;
-        c.new_threads = threads;
-        c.new_vecs = v;
-        const bool tri = threads == tri_threads && v == tri_vecs;
-        tri_listed = tri_listed || tri;
-        std::snprintf(name, sizeof name, "new t%d v%d%s", threads, v, tri ? " triton" : "");
-        c.name = name;
-        list.push_back(c);
+        for (int variant = 0; variant < 4; ++variant) {
+            // The variants where registers bound the resident warps: 16 values a thread or more.
+            if (variant > 0 && (threads > 64 || threads < 32 || v * P < 16)) continue;
+            Candidate c;
+            c.fn = new_fn<T>(threads, v, variant);
+            if (c.fn == nullptr) continue;
+            c.new_threads = threads;
+            c.new_vecs = v;
+            c.new_min_blocks = (variant & 1) ? 1024 / (threads <= 32 ? 128 : threads) : 1;  // register_rows_block
+            c.new_staged = (variant & 2) != 0;
+            const bool tri = variant == 0 && threads == tri_threads && v == tri_vecs;
+            tri_listed = tri_listed || tri;
+            char extra[32] = "";
+            if (variant & 1) std::snprintf(extra, sizeof extra, " b%d", c.new_min_blocks);
+            std::snprintf(name, sizeof name, "new t%d v%d%s%s%s", threads, v, extra, c.new_staged ? " staged" : "",
+                          tri ? " triton" : "");
+            c.name = name;
+            list.push_back(c);
+        }
     }
     if (!tri_listed) {
         Candidate c;
@@ -267,29 +249,6 @@ std::vector<Candidate> candidates(int64_t L) {
         c.name = name;
         if (c.fn != nullptr) list.push_back(c);
     }
-    int64_t last_threads = 0;  // more vectors a thread at the same thread count only pad
-    for (int v : {1, 2, 4, 8}) {
-        if (v * P > 32) continue;
-        const int64_t threads = ((nvec + v - 1) / v + 63) / 64 * 64;
-        if (threads > 1024 || threads == last_threads) continue;
-        last_threads = threads;
-        Candidate c;
-        c.block_threads = int(threads);
-        c.block_vecs = v;
-        std::snprintf(name, sizeof name, "block t%d v%d", int(threads), v);
-        c.name = name;
-        list.push_back(c);
-    }
-    if (L <= 1024)
-        for (int g : {8, 16, 32}) {
-            const int cols = int(std::max<int64_t>(P, next_pow2((L + g - 1) / g)));
-            Candidate c;
-            c.fn = warp_fn<T>(g, cols);
-            if (c.fn == nullptr) continue;
-            std::snprintf(name, sizeof name, "warp g%d c%d", g, cols);
-            c.name = name;
-            list.push_back(c);
-        }
     return list;
 }
 
@@ -369,7 +328,8 @@ struct Suggestion {
     int64_t esize, rows, cols;
     std::string dtype;
     double plan_us, new_us;  // hot + dram
-    int threads, vecs;
+    int threads, vecs, min_blocks;
+    bool staged;
 };
 std::vector<Suggestion> g_suggestions;
 int g_sms = 0;
@@ -474,12 +434,14 @@ void run_case(int64_t rows, int64_t L) {
     }
 
     {
-        Suggestion g{int64_t(sizeof(T)), rows, L, dtype_name<T>(), hot_us[0] + dram_us[0], 0, 0, 0};
+        Suggestion g{int64_t(sizeof(T)), rows, L, dtype_name<T>(), hot_us[0] + dram_us[0], 0, 0, 0, 1, false};
         for (size_t i = 1; i < list.size(); ++i)
             if (list[i].new_threads > 0 && hot_us[i] > 0 && (g.new_us == 0 || hot_us[i] + dram_us[i] < g.new_us)) {
                 g.new_us = hot_us[i] + dram_us[i];
                 g.threads = list[i].new_threads;
                 g.vecs = list[i].new_vecs;
+                g.min_blocks = list[i].new_min_blocks;
+                g.staged = list[i].new_staged;
             }
         g_suggestions.push_back(g);
     }
@@ -582,11 +544,12 @@ int main(int argc, char **argv) {
         std::printf("\n");
     }
     // kRegisterRows entries (ops/softmax/nvidia/softmax_cuda.cu) that would give
-    // each case where the new kernel beats the plan by more than 2% (hot + dram)
-    // its best shape: a starting point; f16 and bf16 share their entries
-    // (esize 2), and an entry takes every shorter row within its row bound too.
-    std::printf("\nkRegisterRows entries where the new kernel beats the plan by > 2%% (hot + dram), "
-                "{esize, max_cols, max_rows_per_sm, threads, vecs}:\n");
+    // each case where a shape beats the plan by more than 2% (hot + dram) that
+    // shape: a starting point (min_cols is the band's lower end, left to the
+    // reader); f16 and bf16 share their entries (esize 2), and an entry takes
+    // every shorter row of its band within its row bound too.
+    std::printf("\nkRegisterRows entries where a shape beats the plan by > 2%% (hot + dram), "
+                "{esize, min_cols, max_cols, max_rows_per_sm, threads, vecs, min_blocks, staged}:\n");
     std::vector<Suggestion> sorted = g_suggestions;
     std::sort(sorted.begin(), sorted.end(), [](const Suggestion &a, const Suggestion &b) {
         return a.esize != b.esize ? a.esize > b.esize : a.cols != b.cols ? a.cols < b.cols : a.rows < b.rows;
@@ -594,13 +557,14 @@ int main(int argc, char **argv) {
     for (const Suggestion &g : sorted) {
         const int64_t per_sm = (g.rows + g_sms - 1) / g_sms;
         if (g.new_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.new_us))  // plan < 0: it failed its check
-            std::printf("    {%lld, %lld, %lld, %d, %d},  // %s %lldx%lld: %.2f -> %.2f us (hot + dram)\n",
-                        (long long)g.esize, (long long)g.cols, (long long)per_sm, g.threads, g.vecs, g.dtype.c_str(),
-                        (long long)g.rows, (long long)g.cols, g.plan_us, g.new_us);
+            std::printf("    {%lld, ?, %lld, %lld, %d, %d, %d, %s},  // %s %lldx%lld: %.2f -> %.2f us (hot + dram)\n",
+                        (long long)g.esize, (long long)g.cols, (long long)per_sm, g.threads, g.vecs, g.min_blocks,
+                        g.staged ? "true" : "false", g.dtype.c_str(), (long long)g.rows, (long long)g.cols, g.plan_us,
+                        g.new_us);
         else
-            std::printf("    // %s %lldx%lld: keep the plan (%.2f us; the new kernel's best %.2f, t%d v%d)\n",
-                        g.dtype.c_str(), (long long)g.rows, (long long)g.cols, g.plan_us, g.new_us, g.threads,
-                        g.vecs);
+            std::printf("    // %s %lldx%lld: keep the plan (%.2f us; the best shape %.2f, t%d v%d b%d%s)\n",
+                        g.dtype.c_str(), (long long)g.rows, (long long)g.cols, g.plan_us, g.new_us, g.threads, g.vecs,
+                        g.min_blocks, g.staged ? " staged" : "");
     }
     CK(cudaStreamDestroy(g_stream));
     std::printf("\n%.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
