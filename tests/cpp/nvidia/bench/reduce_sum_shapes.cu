@@ -192,6 +192,7 @@ std::string case_name(const Case &c) {
 
 cudaStream_t g_stream;
 int g_sms = 0;
+bool g_list_only = false;  // --list: the candidates, nothing run
 
 OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
     OuterIndex ix;
@@ -215,6 +216,7 @@ struct Candidate {
     int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis)
     int64_t chunk_len = 0;
     bool one_launch = false;
+    bool memset_first = false;  // one launch: the counters zeroed by a memset before every call
     oprt_reduce_sum_descriptor_t plan = nullptr;  // the library
     void *plan_ws = nullptr;
     size_t plan_ws_bytes = 0;
@@ -311,12 +313,37 @@ void launch_split(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
     if (!c.one_launch) launch_partials_pass<T>(g_ws.partial, out, g.rows, c.chunks);
 }
 
+// Whether clusters of C blocks of `threads` threads of the cluster kernel can
+// run here (at least one resident at a time); allows clusters past 8 blocks.
+template <typename T, int B>
+bool cluster_fits(int64_t C, int threads) {
+    auto *kernel = &rs::reduce_rows_cluster_kernel<T, T, B>;
+    if (C > 8 && cudaFuncSetAttribute(reinterpret_cast<const void *>(kernel),
+                                      cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(C), 1, 1);
+    config.blockDim = dim3(unsigned(threads), 1, 1);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(C);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return clusters > 0;
+}
+
 template <typename T>
 void launch_cluster(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
     auto go = [&](auto kernel) {
-        if (c.chunks > 8)
-            (void)cudaFuncSetAttribute(reinterpret_cast<const void *>(kernel),
-                                       cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
         cudaLaunchConfig_t config{};
         config.gridDim = dim3(unsigned(clamp64(g.rows, 1, oprt::gpu::kMaxGridBlocks / c.chunks) * c.chunks), 1, 1);
         config.blockDim = dim3(unsigned(c.threads), 1, 1);
@@ -391,10 +418,18 @@ void launch_tile(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
                                  static_cast<const float *>(g_ws.partial), out, static_cast<float *>(nullptr), f);
 }
 
+// The one-launch counters a candidate uses: one a row (split) or a tile.
+template <typename T>
+size_t counters_used(const Candidate &c, const Case &k) {
+    if (c.family == kTile) return size_t(ceil_div(ceil_div(k.cols, oprt::gpu::vector_width<T>()), c.lanes));
+    return size_t(k.dim == 1 ? k.rows : 1);
+}
+
 template <typename T>
 void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     const int64_t n = k.rows * k.cols;
     const RowsGeom rg = k.dim == 1 ? RowsGeom{k.rows, k.cols} : RowsGeom{1, n};
+    if (c.memset_first) CK(cudaMemsetAsync(g_ws.counters, 0, counters_used<T>(c, k) * sizeof(unsigned), g_stream));
     switch (c.family) {
     case kPlan: {
         const oprt_status_t s = oprt_execute_reduce_sum(c.plan, c.plan_ws, c.plan_ws_bytes, out, in, g_stream);
@@ -462,10 +497,11 @@ std::vector<Candidate> candidates(const Case &k) {
                 }
         if (rows < 4 * g_sms && L >= 4096) {
             std::vector<int64_t> seen;
-            for (int threads : {256, 512, 1024})
-                for (int per_sm : {1, 2, 4, 8}) {
+            for (int threads : {128, 256, 512, 1024})
+                for (int per_two_sms : {1, 2, 4, 8, 16}) {  // blocks: half the SMs' count to 8 a SM
+                    if (threads == 128 && L >= 65536) continue;
                     const int64_t max_chunks = std::max<int64_t>(1, L / (int64_t(threads) * W));
-                    int64_t chunks = clamp64(ceil_div(per_sm * int64_t(g_sms), rows), 1, max_chunks);
+                    int64_t chunks = clamp64(ceil_div(per_two_sms * int64_t(g_sms), 2 * rows), 1, max_chunks);
                     if (chunks < 2) continue;
                     const int64_t len = split_chunk_len(L, chunks, threads, W);
                     chunks = ceil_div(L, len);
@@ -501,6 +537,15 @@ std::vector<Candidate> candidates(const Case &k) {
                         c.chunks = ceil_div(L, c.chunk_len);
                         c.batch = batch;
                         if (c.chunks < 2) continue;
+                        if (!g_list_only) {
+                            bool fits = false;
+                            if constexpr (sizeof(T) == 2)
+                                fits = batch == 16 ? cluster_fits<T, 16>(c.chunks, threads)
+                                                   : cluster_fits<T, 8>(c.chunks, threads);
+                            else
+                                fits = cluster_fits<T, 8>(c.chunks, threads);
+                            if (!fits) continue;
+                        }
                         std::snprintf(name, sizeof name, "cluster t%d c%lld", threads, (long long)c.chunks);
                         c.shape_key = name;
                         add(c, batch == 16 ? "b16" : "b8");
@@ -579,13 +624,15 @@ void parallel_for(int64_t n, F f) {
     for (auto &t : threads) t.join();
 }
 
-// Uniform in [-0.5, 1) from the element's index (a hash: any core makes any part).
-float value_at(uint64_t i, uint64_t seed) {
+// Uniform in [-0.5, 1) times `scale`, from the element's index (a hash: any
+// core makes any part). Mean 0.25 * scale: a sum of L of them is about
+// 0.25 * L * scale, which the scale keeps within f16's range (run_case).
+float value_at(uint64_t i, uint64_t seed, float scale) {
     uint64_t z = (i + seed) * 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
-    return -0.5f + 1.5f * float(z >> 40) / float(1 << 24);
+    return scale * (-0.5f + 1.5f * float(z >> 40) / float(1 << 24));
 }
 
 // The float64 sums (want) and sums of magnitudes (mag) of every output.
@@ -664,6 +711,7 @@ struct Suggestion {
     double plan_us = 0, best_us = 0, best_hot = 0, best_dram = 0, peer_hot = 0, peer_dram = 0;
 };
 std::vector<Suggestion> g_suggestions;
+std::vector<Suggestion> g_usable;  // the same, among the forms usable with any workspace contents
 
 // Twins: (the slower form's time / the other's) at equal launch shape, hot + dram.
 std::map<std::string, std::vector<double>> g_twins;  // "one/two", "b16/b8"
@@ -680,9 +728,13 @@ void run_case(const Case &k) {
                 double(bytes) / (1 << 20), (long long)sets);
     std::fflush(stdout);
 
+    // Sums of about 4096 at most (f16 holds up to 65504 with 1e-3 steps).
+    const int64_t reduced = k.dim == 1 ? k.cols : k.dim == 0 ? k.rows : n;
+    const float scale = reduced > 16384 ? float(4096.0 / (0.25 * double(reduced))) : 1.0f;
     std::vector<T> host(static_cast<size_t>(n));
     parallel_for(n, [&](int64_t b, int64_t e, int64_t) {
-        for (int64_t i = b; i < e; ++i) host[size_t(i)] = from_float<T>(value_at(uint64_t(i), uint64_t(k.rows * 7 + k.cols)));
+        for (int64_t i = b; i < e; ++i)
+            host[size_t(i)] = from_float<T>(value_at(uint64_t(i), uint64_t(k.rows * 7 + k.cols), scale));
     });
     std::vector<double> want, mag;
     reference(host, k, want, mag);
@@ -736,15 +788,13 @@ void run_case(const Case &k) {
     for (const Candidate &c : candidates<T>(k)) list.push_back(c);
     std::printf("   %zu candidates\n", list.size() - 1);
 
-    // What zeroing the one-launch counters before every call would cost.
-    const double memset_us =
-        1e6 * graph_seconds_per_launch([&] { CK(cudaMemsetAsync(g_ws.counters, 0, 4096 * sizeof(unsigned), g_stream)); },
-                                       g_stream, kHotLaunches, kHotReplays);
-
     std::vector<T> got(static_cast<size_t>(nout));
-    std::vector<double> hot_us(list.size(), -1), dram_us(list.size(), -1);
+    std::vector<double> hot_us, dram_us;
     int failed = 0;
-    for (size_t i = 0; i < list.size(); ++i) {
+    // Checks list[i] (twice, the output poisoned before the second run) and times it.
+    auto measure = [&](size_t i) {
+        hot_us.resize(list.size(), -1);
+        dram_us.resize(list.size(), -1);
         const Candidate &c = list[i];
         const T *x = reinterpret_cast<const T *>(in);
         CK(cudaMemsetAsync(g_ws.counters, 0, g_ws.ncounters * sizeof(unsigned), g_stream));
@@ -755,7 +805,7 @@ void run_case(const Case &k) {
         if (launched != cudaSuccess) {
             std::printf("  FAIL %-34s launch: %s: not timed\n", c.name.c_str(), cudaGetErrorString(launched));
             ++failed;
-            continue;
+            return;
         }
         const cudaError_t ran = cudaStreamSynchronize(g_stream);
         if (ran != cudaSuccess) {
@@ -767,7 +817,7 @@ void run_case(const Case &k) {
         if (!check(got, want, mag, &worst)) {
             std::printf("  FAIL %-34s worst error %.3g x the tolerance: not timed\n", c.name.c_str(), worst);
             ++failed;
-            continue;
+            return;
         }
         hot_us[i] = 1e6 * graph_seconds_per_launch([&] { launch<T>(c, k, x, out); }, g_stream, kHotLaunches,
                                                    kHotReplays);
@@ -783,6 +833,24 @@ void run_case(const Case &k) {
                                    g_stream, launches, kDramReplays);
         } else {
             dram_us[i] = hot_us[i];
+        }
+    };
+    for (size_t i = 0; i < list.size(); ++i) measure(i);
+    // The fastest one-launch form again with its counters zeroed by a memset
+    // before every call: the form a library whose workspace arrives with any
+    // contents can use.
+    {
+        size_t one = 0;
+        for (size_t i = 1; i < list.size(); ++i)
+            if (list[i].one_launch && hot_us[i] > 0 &&
+                (one == 0 || hot_us[i] + dram_us[i] < hot_us[one] + dram_us[one]))
+                one = i;
+        if (one > 0) {
+            Candidate c = list[one];
+            c.memset_first = true;
+            c.name += "+memset";
+            list.push_back(c);
+            measure(list.size() - 1);
         }
     }
 
@@ -816,8 +884,7 @@ void run_case(const Case &k) {
         std::printf("\n");
         g_results.push_back(r);
     }
-    std::printf("  memset of 4096 counters alone in a graph: %.2f us a call%s\n", memset_us,
-                failed > 0 ? "  (some candidates FAILED: see above)" : "");
+    if (failed > 0) std::printf("  some candidates FAILED: see above\n");
 
     {
         Suggestion g;
@@ -834,6 +901,20 @@ void run_case(const Case &k) {
                 g.best = list[i];
             }
         g_suggestions.push_back(g);
+        // The same among the forms the library can use as its workspace
+        // contract stands (any contents on entry): not the one-launch forms
+        // whose counters were zeroed only once.
+        Suggestion u = g;
+        u.best_us = 0;
+        for (size_t i = 1; i < list.size(); ++i)
+            if (hot_us[i] > 0 && !(list[i].one_launch && !list[i].memset_first) &&
+                (u.best_us == 0 || hot_us[i] + dram_us[i] < u.best_us)) {
+                u.best_us = hot_us[i] + dram_us[i];
+                u.best_hot = hot_us[i];
+                u.best_dram = dram_us[i];
+                u.best = list[i];
+            }
+        g_usable.push_back(u);
     }
     // Twins at equal launch shape.
     for (size_t i = 1; i < list.size(); ++i)
@@ -841,9 +922,10 @@ void run_case(const Case &k) {
             if (hot_us[i] <= 0 || hot_us[j] <= 0) continue;
             const Candidate &a = list[i], &b = list[j];
             const double ratio = (hot_us[i] + dram_us[i]) / (hot_us[j] + dram_us[j]);
-            if (a.shape_key == b.shape_key && a.one_launch && !b.one_launch && a.chunks > 1) g_twins["one/two"].push_back(ratio);
+            if (a.shape_key == b.shape_key && a.one_launch && !b.one_launch && a.chunks > 1)
+                g_twins[a.memset_first ? "one+memset/two" : "one/two"].push_back(ratio);
             if (a.family == b.family && a.family != kTile && a.batch == 16 && b.batch == 8 && a.threads == b.threads &&
-                a.chunks == b.chunks && a.one_launch == b.one_launch)
+                a.chunks == b.chunks && a.one_launch == b.one_launch && a.memset_first == b.memset_first)
                 g_twins["b16/b8"].push_back(ratio);
         }
 
@@ -889,15 +971,48 @@ int main(int argc, char **argv) {
         if (std::strcmp(argv[i], "--dtype") == 0 && i + 1 < argc) dtypes = argv[++i];
         else if (std::strcmp(argv[i], "--case") == 0 && i + 1 < argc) cases = argv[++i];
         else if (std::strcmp(argv[i], "--all-cases") == 0) all_cases = true;
+        else if (std::strcmp(argv[i], "--list") == 0) g_list_only = true;
         else {
-            std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases]\n", argv[0]);
+            std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n",
+                        argv[0]);
             return 2;
         }
     }
     const auto start = std::chrono::steady_clock::now();
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    const bool have_gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+    if (!have_gpu && !g_list_only) {
         std::printf("no CUDA device visible: nothing to measure\n");
+        return 0;
+    }
+    // The cases: by default those of the record that lost in some dtype, each in every dtype.
+    std::vector<Case> run;
+    for (const Peer &p : kPeers) {
+        const Case k{p.rows, p.cols, p.dim};
+        bool seen = false;
+        for (const Case &r : run) seen = seen || (r.rows == k.rows && r.cols == k.cols && r.dim == k.dim);
+        if (seen) continue;
+        bool any_lost = false;
+        for (const Peer &q : kPeers)
+            if (q.rows == k.rows && q.cols == k.cols && q.dim == k.dim) any_lost = any_lost || lost(q);
+        if (!cases.empty() ? listed(cases, case_name(k)) : (all_cases || any_lost)) run.push_back(k);
+    }
+    if (g_list_only) {  // the candidates each case would time (an H200's 132 SMs without a GPU; clusters unchecked)
+        if (have_gpu) CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
+        else g_sms = 132;
+        size_t total = 0;
+        for (const Case &k : run)
+            for (const char *dt : {"f32", "f16", "bf16"}) {
+                if (!listed(dtypes, dt)) continue;
+                const std::vector<Candidate> list = std::strcmp(dt, "f32") == 0   ? candidates<float>(k)
+                                                    : std::strcmp(dt, "f16") == 0 ? candidates<__half>(k)
+                                                                                   : candidates<__nv_bfloat16>(k);
+                std::printf("%s %s: %zu candidates\n   ", case_name(k).c_str(), dt, list.size());
+                for (const Candidate &c : list) std::printf(" %s;", c.name.c_str());
+                std::printf("\n");
+                total += list.size();
+            }
+        std::printf("%zu cases, %zu candidates\n", run.size(), total);
         return 0;
     }
     cudaDeviceProp prop;
@@ -913,18 +1028,6 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&g_ws.counters, g_ws.ncounters * sizeof(unsigned)));
     CK(cudaMemset(g_ws.counters, 0, g_ws.ncounters * sizeof(unsigned)));
 
-    // The cases: by default those of the record that lost in some dtype, each in every dtype.
-    std::vector<Case> run;
-    for (const Peer &p : kPeers) {
-        const Case k{p.rows, p.cols, p.dim};
-        bool seen = false;
-        for (const Case &r : run) seen = seen || (r.rows == k.rows && r.cols == k.cols && r.dim == k.dim);
-        if (seen) continue;
-        bool any_lost = false;
-        for (const Peer &q : kPeers)
-            if (q.rows == k.rows && q.cols == k.cols && q.dim == k.dim) any_lost = any_lost || lost(q);
-        if (!cases.empty() ? listed(cases, case_name(k)) : (all_cases || any_lost)) run.push_back(k);
-    }
     for (const Case &k : run) {
         if (listed(dtypes, "f32")) run_case<float>(k);
         if (listed(dtypes, "f16")) run_case<__half>(k);
@@ -945,25 +1048,33 @@ int main(int argc, char **argv) {
     // Entries for a plan table: where the best candidate beats the plan by more
     // than 2% (hot + dram). esize 2 is f16 and bf16 (they share entries); a
     // case whose two 16-bit dtypes disagree shows both lines.
-    std::printf("\nPlan entries where a candidate beats the plan by > 2%% (hot + dram),\n"
-                "{esize, rows, cols, dim, \"family\", threads, lanes_or_bx, batch, chunks, chunk_len, one_launch}:\n");
-    for (const Suggestion &g : g_suggestions) {
-        const Candidate &b = g.best;
-        char tail[160];
-        std::snprintf(tail, sizeof tail, "// %s %s: %s %.2f -> %s %.2f us (hot + dram)", case_name(g.k).c_str(),
-                      g.dtype.c_str(), g.plan_kernel.c_str(), g.plan_us, b.name.c_str(), g.best_us);
-        if (g.best_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.best_us)) {
-            std::printf("    {%d, %lld, %lld, %d, \"%s\", %d, %d, %d, %lld, %lld, %d},  %s", g.dtype == "f32" ? 4 : 2,
-                        (long long)g.k.rows, (long long)g.k.cols, g.k.dim, family_name(b.family), b.threads, b.lanes,
-                        b.batch, (long long)b.chunks, (long long)b.chunk_len, b.one_launch ? 1 : 0, tail);
-        } else {
-            std::printf("    %s; keep the plan", tail);
+    auto entries = [](const std::vector<Suggestion> &list, const char *title) {
+        std::printf("\n%s: plan entries where a candidate beats the plan by > 2%% (hot + dram),\n"
+                    "{esize, rows, cols, dim, \"family\", threads, lanes_or_bx, batch, chunks, chunk_len, "
+                    "one_launch (2: after a memset)}:\n",
+                    title);
+        for (const Suggestion &g : list) {
+            const Candidate &b = g.best;
+            char tail[200];
+            std::snprintf(tail, sizeof tail, "// %s %s: %s %.2f -> %s %.2f us (hot + dram)", case_name(g.k).c_str(),
+                          g.dtype.c_str(), g.plan_kernel.c_str(), g.plan_us, b.name.c_str(), g.best_us);
+            if (g.best_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.best_us)) {
+                std::printf("    {%d, %lld, %lld, %d, \"%s\", %d, %d, %d, %lld, %lld, %d},  %s", g.dtype == "f32" ? 4 : 2,
+                            (long long)g.k.rows, (long long)g.k.cols, g.k.dim, family_name(b.family), b.threads,
+                            b.lanes, b.batch, (long long)b.chunks, (long long)b.chunk_len,
+                            b.one_launch ? (b.memset_first ? 2 : 1) : 0, tail);
+            } else {
+                std::printf("    %s; keep the plan", tail);
+            }
+            if (g.peer_hot > 0)
+                std::printf("; vs peer hot %.2f/%.2f dram %.2f/%.2f%s", g.best_hot, g.peer_hot, g.best_dram,
+                            g.peer_dram,
+                            (g.best_hot > 1.01 * g.peer_hot || g.best_dram > 1.01 * g.peer_dram) ? " STILL BEHIND" : "");
+            std::printf("\n");
         }
-        if (g.peer_hot > 0)
-            std::printf("; vs peer hot %.2f/%.2f dram %.2f/%.2f%s", g.best_hot, g.peer_hot, g.best_dram, g.peer_dram,
-                        (g.best_hot > 1.01 * g.peer_hot || g.best_dram > 1.01 * g.peer_dram) ? " STILL BEHIND" : "");
-        std::printf("\n");
-    }
+    };
+    entries(g_suggestions, "Every form (one-launch counters zeroed once, as a workspace the library keeps zeroed would be)");
+    entries(g_usable, "Forms usable with any workspace contents (the contract today)");
 
     // The forms against their twins at equal launch shape.
     std::printf("\nForms against their twins at equal launch shape (time ratio, hot + dram; < 1: the first is faster):\n");
