@@ -384,15 +384,27 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         if constexpr (kLastBlockAdds) {
             if (last_block_to_arrive(p.arrived + tile, p.chunks)) {
                 // The tile's last chunk to finish: its rows ty, ty + by, ... of
-                // the chunks' partial rows, then the same tree.
+                // the chunks' partial rows, four rows' loads at a time, then the
+                // same tree.
 #pragma unroll
                 for (int e = 0; e < V; ++e) sums[e] = 0.0f;
-                if (i < p.inner)
-                    for (int64_t r = ty; r < p.chunks; r += by) {
-                        const float *row = partial + (r * p.outer + o) * p.inner + i;
+                if (i < p.inner) {
+                    const float *col = partial + o * p.inner + i;
+                    const int64_t R = p.outer * p.inner;  // from one chunk's partial row to the next's
+                    int64_t r = ty;
+                    for (; r + 3 * by < p.chunks; r += 4 * by) {
+                        float v[4][V];
 #pragma unroll
-                        for (int e = 0; e < V; ++e) sums[e] += load_from_other_block(row + e);
+                        for (int u = 0; u < 4; ++u)
+#pragma unroll
+                            for (int e = 0; e < V; ++e) v[u][e] = load_from_other_block(col + (r + u * by) * R + e);
+#pragma unroll
+                        for (int e = 0; e < V; ++e) sums[e] += (v[0][e] + v[1][e]) + (v[2][e] + v[3][e]);
                     }
+                    for (; r < p.chunks; r += by)
+#pragma unroll
+                        for (int e = 0; e < V; ++e) sums[e] += load_from_other_block(col + r * R + e);
+                }
                 join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
                 if (ty == 0 && i < p.inner) store_sums(out + oo + i, sums);
             }
