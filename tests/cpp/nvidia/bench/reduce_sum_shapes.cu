@@ -726,6 +726,7 @@ struct Result {
     double plan_us = 0, best_us = 0, peer_us = 0;
 };
 std::vector<Result> g_results;
+std::chrono::steady_clock::time_point g_start = std::chrono::steady_clock::now();
 
 // Per case and dtype, the best candidate by hot + dram against the plan.
 struct Suggestion {
@@ -748,8 +749,9 @@ void run_case(const Case &k) {
     const size_t pitch = (bytes + 255) / 256 * 256;
     const int64_t sets = clamp64(ceil_div(kDramBytes, int64_t(bytes)), 1, kMaxSets);
     const std::string kname = case_name(k);
-    std::printf("\n== %s %s: %.2f MiB read a call, %lld sets for dram\n", kname.c_str(), dtype_name<T>(),
-                double(bytes) / (1 << 20), (long long)sets);
+    std::printf("\n== %s %s: %.2f MiB read a call, %lld sets for dram (at %.0f s)\n", kname.c_str(), dtype_name<T>(),
+                double(bytes) / (1 << 20), (long long)sets,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count());
     std::fflush(stdout);
 
     // Sums of about 4096 at most (f16 holds up to 65504 with 1e-3 steps).
@@ -807,6 +809,8 @@ void run_case(const Case &k) {
         oprt_get_reduce_sum_workspace_size(c.plan, &c.plan_ws_bytes);
         if (c.plan_ws_bytes > 0) CK(cudaMalloc(&c.plan_ws, c.plan_ws_bytes));
         c.name = std::string("plan ") + kernel;
+        // Its workspace tells a split plan's partial count (4 bytes each, plus 16 of alignment).
+        std::printf("   plan %s, workspace %zu bytes\n", kernel, c.plan_ws_bytes);
         list.push_back(c);
     }
     for (const Candidate &c : candidates<T>(k)) list.push_back(c);
@@ -1002,7 +1006,7 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    const auto start = std::chrono::steady_clock::now();
+    g_start = std::chrono::steady_clock::now();
     int count = 0;
     const bool have_gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
     if (!have_gpu && !g_list_only) {
@@ -1114,6 +1118,6 @@ int main(int argc, char **argv) {
     CK(cudaFree(g_ws.partial));
     CK(cudaFree(g_ws.counters));
     CK(cudaStreamDestroy(g_stream));
-    std::printf("\n%.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::printf("\n%.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count());
     return 0;
 }
