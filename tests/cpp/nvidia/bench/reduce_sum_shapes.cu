@@ -1083,7 +1083,7 @@ int main(int argc, char **argv) {
                     title);
         for (const Suggestion &g : list) {
             const Candidate &b = g.best;
-            char tail[200];
+            char tail[320];
             std::snprintf(tail, sizeof tail, "// %s %s: %s %.2f -> %s %.2f us (hot + dram)", case_name(g.k).c_str(),
                           g.dtype.c_str(), g.plan_kernel.c_str(), g.plan_us, b.name.c_str(), g.best_us);
             if (g.best_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.best_us)) {
