@@ -1078,8 +1078,8 @@ int main(int argc, char **argv) {
     // case whose two 16-bit dtypes disagree shows both lines.
     auto entries = [](const std::vector<Suggestion> &list, const char *title) {
         std::printf("\n%s: plan entries where a candidate beats the plan by > 2%% (hot + dram),\n"
-                    "{esize, rows, cols, dim, \"family\", threads, lanes_or_bx, batch, chunks, chunk_len, "
-                    "one_launch (2: after a memset)}:\n",
+                    "{esize, rows, cols, dim, \"family\", threads, lanes_or_bx, vec (tile), batch, chunks, "
+                    "chunk_len, one_launch (2: after a memset)}:\n",
                     title);
         for (const Suggestion &g : list) {
             const Candidate &b = g.best;
@@ -1087,10 +1087,10 @@ int main(int argc, char **argv) {
             std::snprintf(tail, sizeof tail, "// %s %s: %s %.2f -> %s %.2f us (hot + dram)", case_name(g.k).c_str(),
                           g.dtype.c_str(), g.plan_kernel.c_str(), g.plan_us, b.name.c_str(), g.best_us);
             if (g.best_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.best_us)) {
-                std::printf("    {%d, %lld, %lld, %d, \"%s\", %d, %d, %d, %lld, %lld, %d},  %s", g.dtype == "f32" ? 4 : 2,
-                            (long long)g.k.rows, (long long)g.k.cols, g.k.dim, family_name(b.family), b.threads,
-                            b.lanes, b.batch, (long long)b.chunks, (long long)b.chunk_len,
-                            b.one_launch ? (b.memset_first ? 2 : 1) : 0, tail);
+                std::printf("    {%d, %lld, %lld, %d, \"%s\", %d, %d, %d, %d, %lld, %lld, %d},  %s",
+                            g.dtype == "f32" ? 4 : 2, (long long)g.k.rows, (long long)g.k.cols, g.k.dim,
+                            family_name(b.family), b.threads, b.lanes, b.vec, b.batch, (long long)b.chunks,
+                            (long long)b.chunk_len, b.one_launch ? (b.memset_first ? 2 : 1) : 0, tail);
             } else {
                 std::printf("    %s; keep the plan", tail);
             }
@@ -1103,6 +1103,14 @@ int main(int argc, char **argv) {
     };
     entries(g_suggestions, "Every form (one-launch counters zeroed once, as a workspace the library keeps zeroed would be)");
     entries(g_usable, "Forms usable with any workspace contents (the contract today)");
+    std::printf("\nWhere an entry goes in ops/reduce_sum/nvidia/reduce_sum_cuda.cu: group -> rows_choice (lanes; "
+                "kGroupThreads = threads); block -> rows_choice (threads) and launch_rows (batch: the kernel's "
+                "kBatch); split -> plan()'s rows_split branch (kSplitThreads, chunks; one_launch: a new kernel id "
+                "whose run_typed case launches reduce_rows_split_kernel<T, T, batch, true>, after a memset of "
+                "rows counters for one_launch 2); cluster -> the rows_cluster branch (kClusterRowThreads, C = "
+                "chunks); tile -> tile_shape / kMinTileRowBytes (bx), kInnerThreads (threads), the V choice "
+                "(vec), the chunk rule (kResidentBlocksPerSm, kMinChunkRows), and for one_launch a new kernel id "
+                "launching reduce_inner_tile_kernel<T, T, V, true> with InnerParams::arrived.\n");
 
     // The forms against their twins at equal launch shape.
     std::printf("\nForms against their twins at equal launch shape (time ratio, hot + dram; < 1: the first is faster):\n");
