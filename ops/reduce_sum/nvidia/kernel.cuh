@@ -180,8 +180,8 @@ __device__ __forceinline__ bool last_block_to_arrive(unsigned *arrived, int64_t 
 // row's chunks last adds them and writes out[row] (`arrived`: one counter per
 // row, see last_block_to_arrive). Partials are added in the same fixed order
 // whichever block does it: deterministic, no atomics on the sums, no zeroing
-// of the output. (The two forms are separate instances: the two-pass one
-// keeps the registers it had before the one-launch form existed.)
+// of the output. (The forms are separate instances, so the one-launch code
+// costs the two-pass form no registers.)
 template <typename Tin, typename Tout, int kBatch = 8, bool kLastBlockAdds = false>
 __global__ void __launch_bounds__(max_threads_for_batch(kBatch))
 reduce_rows_split_kernel(const Tin *__restrict__ in, float *partial, Tout *__restrict__ out, unsigned *arrived,
