@@ -24,16 +24,16 @@ using gpu::Vec;
 
 // Sum of p[0..n) split over `nlanes` cooperating threads (this one is `lane`).
 // Elements before the first 16-byte boundary and after the last whole vector
-// are read one by one; the middle as aligned vectors, eight (then four) in
-// flight per thread, into one accumulator per vector slot (independent add
-// chains); the last (up to) three vectors are loaded together too, one round
+// are read one by one; the middle as aligned vectors, kBatch (8 or 16, then
+// four) in flight per thread, into one accumulator per vector slot (independent
+// add chains); the last (up to) three vectors are loaded together too, one round
 // trip to memory where a loop over them waited for each in turn (a split
 // chunk of 7.8 vectors a thread left part of every block three trips behind).
-template <typename T>
+template <typename T, int kBatch = 8>
 __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, int64_t lane,
                                           int64_t nlanes) {
+    static_assert(kBatch == 8 || kBatch == 16, "a batch is 8 or 16 vectors");
     constexpr int W = gpu::vector_width<T>();
-    constexpr int kBatch = 8;
     const int64_t head = gpu::elements_before_vector_boundary(p, n);
     float acc[W] = {};
     for (int64_t i = lane; i < head; i += nlanes) acc[0] += dev::to_f32(p[i]);
@@ -49,10 +49,13 @@ __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, in
             float t[kBatch];
 #pragma unroll
             for (int u = 0; u < kBatch; ++u) t[u] = dev::to_f32(v[u].v[e]);
-            acc[e] += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+            float sum = ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+            if constexpr (kBatch == 16)
+                sum += ((t[8] + t[9]) + (t[10] + t[11])) + ((t[12] + t[13]) + (t[14] + t[15]));
+            acc[e] += sum;
         }
     }
-    for (; q + 3 * nlanes < nvec; q += 4 * nlanes) {  // runs at most once: fewer than eight left
+    for (; q + 3 * nlanes < nvec; q += 4 * nlanes) {  // fewer than kBatch left: fours
         const Vec<T, W> v0 = gpu::load_vec<W>(body + q * W);
         const Vec<T, W> v1 = gpu::load_vec<W>(body + (q + nlanes) * W);
         const Vec<T, W> v2 = gpu::load_vec<W>(body + (q + 2 * nlanes) * W);
@@ -120,11 +123,16 @@ reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int
     }
 }
 
+// Blocks of kernels with kBatch = 16 vectors in flight a thread hold 64
+// registers of loads alone: at most 512 threads, so the compiler may use more
+// than the 64 registers a thread that 1024-thread blocks allow.
+constexpr int max_threads_for_batch(int batch) { return batch > 8 ? 512 : 1024; }
+
 // Row sums, one block per row, for rows too long for one warp.
 // Idea: the whole block streams the row with vector loads; warps combine with
 // shuffles and then through one shared-memory slot per warp.
-template <typename Tin, typename Tout>
-__global__ void __launch_bounds__(1024)
+template <typename Tin, typename Tout, int kBatch = 8>
+__global__ void __launch_bounds__(max_threads_for_batch(kBatch))
 reduce_rows_block_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
     gpu::enter_overlapped_kernel();
@@ -132,20 +140,52 @@ reduce_rows_block_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int
     for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         int64_t io, oo;
         ix.offsets(row, &io, &oo);
-        float acc = span_sum(in + io, L, threadIdx.x, blockDim.x);
+        float acc = span_sum<Tin, kBatch>(in + io, L, threadIdx.x, blockDim.x);
         acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
         if (threadIdx.x == 0) out[oo] = dev::from_f32<Tout>(acc);
     }
 }
 
-// First pass of few-long-rows sums: partial[row * chunks + c] = sum of chunk c.
-// Idea: one row (the sum of all elements, say) is cut into chunks so every SM
-// streams a share; the second pass adds each row's partials in a fixed order,
-// so the result is deterministic and the output needs no atomics or zeroing.
-template <typename T>
-__global__ void __launch_bounds__(1024)
-reduce_rows_split_kernel(const T *__restrict__ in, float *__restrict__ partial, int64_t rows, int64_t L,
-                         int64_t chunks, int64_t chunk_len, OuterIndex ix) {
+// A value another block of this grid wrote (after a __threadfence): read from
+// L2, past this SM's L1, which may hold an older copy of the line.
+__device__ __forceinline__ float load_from_other_block(const float *p) {
+    return *static_cast<const volatile float *>(p);
+}
+
+// Whether this block is the last of `count` blocks to pass here for the same
+// output (arrived: that output's counter, 0 before the first of them). Every
+// thread calls it after storing its share of the partial sums; in the last
+// block, every other block's partials are visible once it returns true. The
+// last block sets the counter back to 0 for the next launch, so the counters
+// need zeroing only once, when the workspace that holds them is new.
+__device__ __forceinline__ bool last_block_to_arrive(unsigned *arrived, int64_t count) {
+    __shared__ bool flag;
+    __threadfence();  // this thread's partial stores visible GPU-wide before the count
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const bool last = atomicAdd(arrived, 1u) == unsigned(count - 1);
+        if (last) *arrived = 0u;  // every other block has counted: none reads it again
+        flag = last;
+    }
+    __syncthreads();
+    const bool last = flag;
+    if (last) __threadfence();  // the others' partials, read after their counts
+    return last;
+}
+
+// Few long rows (the sum of all elements, say) cut into chunks so every SM
+// streams a share: block b sums chunk b % chunks of row b / chunks into
+// partial[b]. Then either a second kernel adds each row's partials (two
+// passes), or, in one launch (kLastBlockAdds), the block that finishes a
+// row's chunks last adds them and writes out[row] (`arrived`: one counter per
+// row, see last_block_to_arrive). Partials are added in the same fixed order
+// whichever block does it: deterministic, no atomics on the sums, no zeroing
+// of the output. (The forms are separate instances, so the one-launch code
+// costs the two-pass form no registers.)
+template <typename Tin, typename Tout, int kBatch = 8, bool kLastBlockAdds = false>
+__global__ void __launch_bounds__(max_threads_for_batch(kBatch))
+reduce_rows_split_kernel(const Tin *__restrict__ in, float *partial, Tout *__restrict__ out, unsigned *arrived,
+                         int64_t rows, int64_t L, int64_t chunks, int64_t chunk_len, OuterIndex ix) {
     gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
@@ -154,9 +194,18 @@ reduce_rows_split_kernel(const T *__restrict__ in, float *__restrict__ partial, 
         const int64_t n = L - k0 < chunk_len ? L - k0 : chunk_len;
         int64_t io, oo;
         ix.offsets(row, &io, &oo);
-        float acc = span_sum(in + io + k0, n, threadIdx.x, blockDim.x);
+        float acc = span_sum<Tin, kBatch>(in + io + k0, n, threadIdx.x, blockDim.x);
         acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
         if (threadIdx.x == 0) partial[b] = acc;
+        if constexpr (kLastBlockAdds) {
+            if (last_block_to_arrive(arrived + row, chunks)) {
+                float total = 0.0f;
+                for (int64_t c = threadIdx.x; c < chunks; c += blockDim.x)
+                    total += load_from_other_block(partial + row * chunks + c);
+                total = gpu::block_allreduce(total, gpu::SumOp{}, 0.0f, scratch);
+                if (threadIdx.x == 0) out[oo] = dev::from_f32<Tout>(total);
+            }
+        }
     }
 }
 
@@ -164,8 +213,8 @@ reduce_rows_split_kernel(const T *__restrict__ in, float *__restrict__ partial, 
 // Idea: each block streams one chunk of the row; the blocks' partial sums meet
 // through distributed shared memory and block 0 adds them in rank order: one
 // launch, no workspace, the same sum every run.
-template <typename Tin, typename Tout>
-__global__ void __launch_bounds__(1024)
+template <typename Tin, typename Tout, int kBatch = 8>
+__global__ void __launch_bounds__(max_threads_for_batch(kBatch))
 reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                            int64_t chunk_len, OuterIndex ix) {
     gpu::enter_overlapped_kernel();
@@ -180,7 +229,7 @@ reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, i
         const int64_t n = L - k0 < 0 ? 0 : (L - k0 < chunk_len ? L - k0 : chunk_len);
         int64_t io, oo;
         ix.offsets(row, &io, &oo);
-        float acc = span_sum(in + io + k0, n, threadIdx.x, blockDim.x);
+        float acc = span_sum<Tin, kBatch>(in + io + k0, n, threadIdx.x, blockDim.x);
         acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
         if (threadIdx.x == 0) slot[parity] = acc;
         // Release/acquire: every partial is written before block 0 reads it; a
@@ -230,10 +279,39 @@ struct InnerParams {
     int32_t by = 1;         // threads along the axis
     int64_t tiles = 1;      // tiles of bx * V inner elements per outer position
     OuterIndex ix;
+    // Split axes in one launch (kLastBlockAdds): a counter per tile (outer *
+    // tiles of them, 0 before the first launch); the last of a tile's chunks
+    // adds their partial rows into out.
+    unsigned *arrived = nullptr;
 };
 
+// The column sums of a bx x by tile: every thread brings its V sums, and the
+// threads of row ty == 0 leave with their columns' totals. Rows are halved in
+// shared memory (tile_sums, blockDim.x * V floats) in a fixed order; one row
+// (by == 1) needs no tree.
+template <int V>
+__device__ __forceinline__ void join_tile_rows(float (&sums)[V], float *tile_sums, int ty, int bx, int by) {
+    if (by == 1) return;  // uniform over the block
+    float *mine = tile_sums + int64_t(threadIdx.x) * V;
+#pragma unroll
+    for (int e = 0; e < V; ++e) mine[e] = sums[e];
+    __syncthreads();
+    for (int h = by / 2; h > 0; h /= 2) {
+        if (ty < h) {
+            const float *other = tile_sums + int64_t(threadIdx.x + h * bx) * V;
+#pragma unroll
+            for (int e = 0; e < V; ++e) mine[e] += other[e];
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int e = 0; e < V; ++e) sums[e] = mine[e];
+    __syncthreads();  // the next call overwrites tile_sums
+}
+
 // Sums over a non-last axis: out[o, i] = sum_k in[o, k, i] (or, when the axis
-// is split over gridDim.y chunks, partial[c, o, i]).
+// is split over gridDim.y chunks, partial[c, o, i], added by a second kernel or,
+// with kLastBlockAdds, by the last of the tile's chunks to finish).
 // Idea: a block is a bx x by tile; bx threads span the inner run with V-wide
 // vector loads, so each step along the axis is one coalesced row read, and by
 // threads walk the axis in parallel; a fixed-order tree in shared memory joins
@@ -245,10 +323,10 @@ struct InnerParams {
 // chunks met in one cluster through distributed shared memory, one launch and
 // no workspace, measured 12-30% slower than the two passes on three of the
 // four shapes it took: H200, 2026-11-30.)
-template <typename Tin, typename Tout, int V>
+template <typename Tin, typename Tout, int V, bool kLastBlockAdds = false>
 __global__ void __launch_bounds__(1024)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
-                         float *__restrict__ partial, InnerParams p) {
+                         float *partial, InnerParams p) {
     gpu::enter_overlapped_kernel();
     extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
     const int tx = int(threadIdx.x) % p.bx;
@@ -296,37 +374,41 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         float sums[V];
 #pragma unroll
         for (int e = 0; e < V; ++e) sums[e] = float(acc[e]);
-        if (p.by == 1) {  // one thread per column: no tree, store straight from registers
-            if (i < p.inner) {
-                if (partial != nullptr)
-                    store_sums(partial + (c * p.outer + o) * p.inner + i, sums);
-                else
-                    store_sums(out + oo + i, sums);
-            }
-            continue;  // p.by is uniform: every thread of the block takes this branch
-        }
-        float *mine = tile_sums + int64_t(threadIdx.x) * V;
-#pragma unroll
-        for (int e = 0; e < V; ++e) mine[e] = sums[e];
-        __syncthreads();
-        // Halve the rows of the tile until row 0 holds the column sums.
-        for (int h = p.by / 2; h > 0; h /= 2) {
-            if (ty < h) {
-                const float *other = tile_sums + int64_t(threadIdx.x + h * p.bx) * V;
-#pragma unroll
-                for (int e = 0; e < V; ++e) mine[e] += other[e];
-            }
-            __syncthreads();
-        }
+        join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
         if (ty == 0 && i < p.inner) {
-#pragma unroll
-            for (int e = 0; e < V; ++e) sums[e] = mine[e];
             if (partial != nullptr)
                 store_sums(partial + (c * p.outer + o) * p.inner + i, sums);
             else
                 store_sums(out + oo + i, sums);
         }
-        __syncthreads();  // the next tile overwrites tile_sums
+        if constexpr (kLastBlockAdds) {
+            if (last_block_to_arrive(p.arrived + tile, p.chunks)) {
+                // The tile's last chunk to finish: its rows ty, ty + by, ... of
+                // the chunks' partial rows, four rows' loads at a time, then the
+                // same tree.
+#pragma unroll
+                for (int e = 0; e < V; ++e) sums[e] = 0.0f;
+                if (i < p.inner) {
+                    const float *col = partial + o * p.inner + i;
+                    const int64_t R = p.outer * p.inner;  // from one chunk's partial row to the next's
+                    int64_t r = ty;
+                    for (; r + 3 * by < p.chunks; r += 4 * by) {
+                        float v[4][V];
+#pragma unroll
+                        for (int u = 0; u < 4; ++u)
+#pragma unroll
+                            for (int e = 0; e < V; ++e) v[u][e] = load_from_other_block(col + (r + u * by) * R + e);
+#pragma unroll
+                        for (int e = 0; e < V; ++e) sums[e] += (v[0][e] + v[1][e]) + (v[2][e] + v[3][e]);
+                    }
+                    for (; r < p.chunks; r += by)
+#pragma unroll
+                        for (int e = 0; e < V; ++e) sums[e] += load_from_other_block(col + r * R + e);
+                }
+                join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
+                if (ty == 0 && i < p.inner) store_sums(out + oo + i, sums);
+            }
+        }
     }
 }
 

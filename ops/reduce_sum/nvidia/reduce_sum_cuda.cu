@@ -297,8 +297,9 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
         float *partial = gpu::aligned_workspace<float>(args.workspace);
         const int64_t blocks = clamp64(p.outer * chunks, 1, kMaxGridBlocks);
-        gpu::launch_overlapped(&reduce_rows_split_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in, partial,
-                               p.outer, L, chunks, chunk_len, ix);
+        gpu::launch_overlapped(&reduce_rows_split_kernel<T, T>, unsigned(blocks), unsigned(threads), 0, stream, in,
+                               partial, static_cast<T *>(nullptr), static_cast<unsigned *>(nullptr), p.outer, L, chunks,
+                               chunk_len, ix);
         gpu::OuterIndex fix = ix;  // partials of a row are dense, `chunks` apart
         fix.in_row_stride = chunks;
         launch_rows<float, T>(partial, out, p.outer, chunks, fix, stream);

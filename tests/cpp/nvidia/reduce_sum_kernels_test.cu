@@ -1,0 +1,304 @@
+// reduce_sum kernels (ops/reduce_sum/nvidia/kernel.cuh) launched directly, in
+// the forms the plan does not pick today and camp_reduce_sum_bench times:
+//   split rows in one launch (reduce_rows_split_kernel<..., kLastBlockAdds>):
+//     the last block of a row adds its chunks' partial sums;
+//   inner tiles in one launch (reduce_inner_tile_kernel<..., kLastBlockAdds>):
+//     the last chunk of a tile adds the chunks' partial rows;
+//   16 vectors in flight a thread (kBatch = 16) in the block, split and
+//     cluster row kernels.
+// Rows of odd lengths, rows off 16-byte boundaries (heads peeled), padded row
+// strides, outputs with gaps; chunks that do not divide the axis; special values
+// (inf, NaN); each output checked against a float64 reference, unwritten
+// outputs caught by the NaN poison, storage between outputs checked untouched.
+// The one-launch forms run three times in a row (the output poisoned again
+// before the last run) and must leave their counters at 0. Skips without a GPU.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "op_cases.h"
+#include "ops/reduce_sum/nvidia/kernel.cuh"
+
+// Plain <<<>>> launches here (gpu::overlapped_launch_allowed, which the
+// kernel headers declare, is defined once for this binary in
+// softmax_rows_registers_test.cu).
+
+namespace nvt {
+namespace {
+
+namespace rk = oprt::reduce_sum::gpu_kernels;
+using oprt::gpu::OuterIndex;
+
+class NvidiaReduceSumKernels : public ::testing::Test {
+protected:
+    void SetUp() override { NVT_SKIP_WITHOUT_CUDA(); }
+};
+
+// Calls f(T{}) with the device type of dt.
+template <typename F>
+void with_type(oprt_dtype_t dt, F f) {
+    switch (dt) {
+    case OPRT_DTYPE_F32: f(float{}); break;
+    case OPRT_DTYPE_F16: f(__half{}); break;
+    case OPRT_DTYPE_BF16: f(__nv_bfloat16{}); break;
+    }
+}
+
+// Checks out[out_off(j)] against want[j] and the gaps of out against the poison.
+void expect_sums(const Tensor &out, const std::vector<int64_t> &out_off, const std::vector<double> &want,
+                 const std::string &what) {
+    const Tol t = rounding_tol(out.dtype);
+    std::vector<char> is_elem(size_t(out.storage_elems()), 0);
+    int failures = 0;
+    for (size_t j = 0; j < want.size(); ++j) {
+        is_elem[size_t(out_off[j])] = 1;
+        const double got = out.get(out_off[j]);
+        if (!close(got, want[j], t.rtol, t.atol) && ++failures <= 5)
+            ADD_FAILURE() << what << ": output " << j << " = " << got << ", want " << want[j];
+    }
+    if (failures > 5) ADD_FAILURE() << what << ": " << failures << " failures";
+    expect_untouched_gaps(out, is_elem, what);
+}
+
+void expect_counters_zero(const DeviceBuffer &counters, size_t n, const std::string &what) {
+    std::vector<unsigned> host(n);
+    ASSERT_EQ(cudaMemcpy(host.data(), counters.get(), n * sizeof(unsigned), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (size_t i = 0; i < n; ++i)
+        if (host[i] != 0) {
+            ADD_FAILURE() << what << ": counter " << i << " left at " << host[i];
+            return;
+        }
+}
+
+// ---- Rows ----------------------------------------------------------------------------
+
+enum class RowForm { kBlock, kSplitTwoPass, kSplitOneLaunch, kCluster };
+
+// Inputs are small integers (their f32 sums are exact: only the output's
+// rounding is allowed), with inf and NaN planted in some sums for `specials`.
+//
+// `rows` rows of L elements, row r at offset + r * row_stride; output r at
+// 1 + 2 * r (gaps between outputs). The row kernel `form` with `threads`
+// threads, kBatch vectors in flight, `chunks` chunks a row where it splits.
+template <typename T, int kBatch>
+void check_rows(RowForm form, oprt_dtype_t dt, int64_t rows, int64_t L, int64_t row_stride, int64_t offset,
+                int threads, int64_t chunks, bool specials = false) {
+    const std::string what = std::string("rows ") + dtype_name(dt) + " form " + std::to_string(int(form)) + " b" +
+                             std::to_string(kBatch) + " rows " + std::to_string(rows) + " L " + std::to_string(L) +
+                             " stride " + std::to_string(row_stride) + " offset " + std::to_string(offset) + " t" +
+                             std::to_string(threads) + " chunks " + std::to_string(chunks) +
+                             (specials ? " specials" : "");
+    SCOPED_TRACE(what);
+    Tensor in, out;
+    make_tensor(in, dt, {offset + (rows - 1) * row_stride + L}, {}, 0, Fill::kIntegers, 7);
+    make_tensor(out, dt, {2 * rows + 1}, {}, 0, Fill::kPoison);
+    if (::testing::Test::HasFatalFailure()) return;
+    if (specials) {  // row 0: +inf; row 1: a NaN; row 2: +inf and -inf (NaN)
+        const float inf = std::numeric_limits<float>::infinity();
+        if (rows > 0) in.set(offset + L / 2, inf);
+        if (rows > 1) in.set(offset + row_stride + L - 1, std::nanf(""));
+        if (rows > 2) in.set(offset + 2 * row_stride, inf), in.set(offset + 2 * row_stride + L - 1, -inf);
+        upload(in);
+    }
+    std::vector<double> want(size_t(rows), 0.0);
+    std::vector<int64_t> out_off(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t k = 0; k < L; ++k) want[size_t(r)] += in.get(offset + r * row_stride + k);
+        out_off[size_t(r)] = 1 + 2 * r;
+    }
+    OuterIndex ix;
+    ix.ndim = 1;
+    ix.shape[0] = rows;
+    ix.in_strides[0] = row_stride;
+    ix.out_strides[0] = 2;
+    const T *x = static_cast<const T *>(in.data()) + offset;
+    T *y = static_cast<T *>(out.data()) + 1;
+    const int64_t chunk_len = (L + chunks - 1) / chunks;
+    const int64_t nchunks = (L + chunk_len - 1) / chunk_len;
+    DeviceBuffer partial(size_t(rows * nchunks) * sizeof(float));
+    DeviceBuffer counters(size_t(rows) * sizeof(unsigned));
+    NVT_CUDA_OK(cudaMemset(counters.get(), 0, size_t(rows) * sizeof(unsigned)));
+    float *p = static_cast<float *>(partial.get());
+    unsigned *c = static_cast<unsigned *>(counters.get());
+    const int runs = form == RowForm::kSplitOneLaunch ? 3 : 1;
+    for (int run = 0; run < runs; ++run) {
+        if (run == runs - 1 && run > 0) NVT_CUDA_OK(cudaMemset(out.dev.get(), 0xFF, out.host.size()));
+        switch (form) {
+        case RowForm::kBlock:
+            rk::reduce_rows_block_kernel<T, T, kBatch><<<unsigned(rows), threads>>>(x, y, rows, L, ix);
+            break;
+        case RowForm::kSplitTwoPass: {
+            rk::reduce_rows_split_kernel<T, T, kBatch><<<unsigned(rows * nchunks), threads>>>(
+                x, p, static_cast<T *>(nullptr), static_cast<unsigned *>(nullptr), rows, L, nchunks, chunk_len, ix);
+            OuterIndex fix = ix;  // the partials of a row: dense, nchunks apart
+            fix.in_row_stride = nchunks;
+            rk::reduce_rows_block_kernel<float, T><<<unsigned(rows), 128>>>(p, y, rows, nchunks, fix);
+            break;
+        }
+        case RowForm::kSplitOneLaunch:
+            rk::reduce_rows_split_kernel<T, T, kBatch, true>
+                <<<unsigned(rows * nchunks), threads>>>(x, p, y, c, rows, L, nchunks, chunk_len, ix);
+            break;
+        case RowForm::kCluster: {
+            cudaLaunchConfig_t config{};
+            config.gridDim = dim3(unsigned(rows * nchunks), 1, 1);
+            config.blockDim = dim3(unsigned(threads), 1, 1);
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim.x = unsigned(nchunks);
+            attr[0].val.clusterDim.y = 1;
+            attr[0].val.clusterDim.z = 1;
+            config.attrs = attr;
+            config.numAttrs = 1;
+            NVT_CUDA_OK(cudaLaunchKernelEx(&config, &rk::reduce_rows_cluster_kernel<T, T, kBatch>, x, y, rows, L,
+                                           chunk_len, ix));
+            break;
+        }
+        }
+        NVT_CUDA_OK(cudaGetLastError());
+    }
+    download(out);
+    expect_sums(out, out_off, want, what);
+    if (form == RowForm::kSplitOneLaunch) expect_counters_zero(counters, size_t(rows), what);
+}
+
+// The lengths and layouts every row form takes.
+template <typename T, int kBatch>
+void check_row_form(RowForm form, oprt_dtype_t dt) {
+    const int64_t W = oprt::gpu::vector_width<T>();
+    const bool split = form != RowForm::kBlock;
+    for (int threads : {128, 256, 512}) {
+        const int64_t chunks = split ? 5 : 1;
+        // Whole vectors, batches of kBatch and the tail of fours and threes.
+        const int64_t whole = threads * W * (kBatch * chunks * 2 + 7);
+        check_rows<T, kBatch>(form, dt, 3, whole, whole, 0, threads, chunks);
+        // Odd lengths, padded odd row strides (every row off a boundary), an offset start.
+        check_rows<T, kBatch>(form, dt, 4, 100003, 100011, 3, threads, chunks);
+        check_rows<T, kBatch>(form, dt, 5, 777, 781, 1, threads, split ? 3 : 1);  // chunks shorter than a thread's vector
+        check_rows<T, kBatch>(form, dt, 3, 65536 + 3, 65536 + 8, 0, threads, chunks, /*specials=*/true);
+    }
+    if (split) {
+        check_rows<T, kBatch>(form, dt, 1, 1 << 20, 1 << 20, 0, 512, form == RowForm::kCluster ? 8 : 64);
+        check_rows<T, kBatch>(form, dt, 2, 300001, 300001, 1, 256, form == RowForm::kCluster ? 7 : 300);
+    }
+}
+
+template <int kBatch>
+void check_rows_all_dtypes(RowForm form) {
+    for (oprt_dtype_t dt : all_dtypes())
+        with_type(dt, [&](auto t) {
+            using T = decltype(t);
+            if constexpr (kBatch == 8 || sizeof(T) == 2) check_row_form<T, kBatch>(form, dt);
+        });
+}
+
+TEST_F(NvidiaReduceSumKernels, RowsSplitOneLaunch) { check_rows_all_dtypes<8>(RowForm::kSplitOneLaunch); }
+
+TEST_F(NvidiaReduceSumKernels, RowsSixteenVectorsInFlight) {
+    check_rows_all_dtypes<16>(RowForm::kBlock);
+    check_rows_all_dtypes<16>(RowForm::kSplitTwoPass);
+    check_rows_all_dtypes<16>(RowForm::kSplitOneLaunch);
+    int major = 0;
+    NVT_CUDA_OK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+    if (major < 9) {
+        std::printf("cluster rows: compute capability %d < 9, no thread-block clusters: not run\n", major);
+        return;
+    }
+    check_rows_all_dtypes<16>(RowForm::kCluster);
+}
+
+// ---- Inner tiles in one launch ---------------------------------------------------------
+
+// `outer` blocks of an L x inner axis (block o at offset + o * outer_stride, row k
+// of it k * inner further); out[o, i] at o * (inner + 3) + i (gaps between the
+// outer rows). The one-launch inner tile with V-wide columns, bx x by threads,
+// the axis in `chunks` chunks.
+template <typename T, int V>
+void check_tile(oprt_dtype_t dt, int64_t outer, int64_t L, int64_t inner, int64_t offset, int bx, int by,
+                int64_t chunks, bool specials = false) {
+    const int64_t outer_stride = L * inner + 2 * V;  // still a multiple of V
+    const int64_t out_stride = inner + 3;
+    const std::string what = std::string("inner tile one launch ") + dtype_name(dt) + " V" + std::to_string(V) +
+                             " outer " + std::to_string(outer) + " L " + std::to_string(L) + " inner " +
+                             std::to_string(inner) + " offset " + std::to_string(offset) + " bx " + std::to_string(bx) +
+                             " by " + std::to_string(by) + " chunks " + std::to_string(chunks) +
+                             (specials ? " specials" : "");
+    SCOPED_TRACE(what);
+    Tensor in, out;
+    make_tensor(in, dt, {offset + (outer - 1) * outer_stride + L * inner}, {}, 0, Fill::kIntegers, 11);
+    make_tensor(out, dt, {outer * out_stride}, {}, 0, Fill::kPoison);
+    if (::testing::Test::HasFatalFailure()) return;
+    if (specials) {  // column 0: +inf; column 1: a NaN; the last: +inf and -inf (NaN)
+        const float inf = std::numeric_limits<float>::infinity();
+        in.set(offset + (L / 2) * inner, inf);
+        in.set(offset + (L - 1) * inner + 1, std::nanf(""));
+        in.set(offset + inner - 1, inf);
+        in.set(offset + (L - 1) * inner + inner - 1, -inf);
+        upload(in);
+    }
+    std::vector<double> want(size_t(outer * inner), 0.0);
+    std::vector<int64_t> out_off(static_cast<size_t>(outer * inner));
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+            double s = 0;
+            for (int64_t k = 0; k < L; ++k) s += in.get(offset + o * outer_stride + k * inner + i);
+            want[size_t(o * inner + i)] = s;
+            out_off[size_t(o * inner + i)] = o * out_stride + i;
+        }
+    rk::InnerParams q;
+    q.outer = outer;
+    q.inner = inner;
+    q.L = L;
+    q.S = inner;
+    q.chunk_len = (L + chunks - 1) / chunks;
+    q.chunks = (L + q.chunk_len - 1) / q.chunk_len;
+    q.bx = bx;
+    q.by = by;
+    q.tiles = ((inner + V - 1) / V + bx - 1) / bx;
+    q.ix.ndim = 1;
+    q.ix.shape[0] = outer;
+    q.ix.in_strides[0] = outer_stride;
+    q.ix.out_strides[0] = out_stride;
+    DeviceBuffer partial(size_t(q.chunks * outer * inner) * sizeof(float));
+    const size_t ncounters = size_t(outer * q.tiles);
+    DeviceBuffer counters(ncounters * sizeof(unsigned));
+    NVT_CUDA_OK(cudaMemset(counters.get(), 0, ncounters * sizeof(unsigned)));
+    q.arrived = static_cast<unsigned *>(counters.get());
+    const T *x = static_cast<const T *>(in.data()) + offset;
+    T *y = static_cast<T *>(out.data());
+    const dim3 grid(unsigned(outer * q.tiles), unsigned(q.chunks));
+    const size_t smem = size_t(bx * by) * V * sizeof(float);
+    for (int run = 0; run < 3; ++run) {
+        if (run == 2) NVT_CUDA_OK(cudaMemset(out.dev.get(), 0xFF, out.host.size()));
+        rk::reduce_inner_tile_kernel<T, T, V, true>
+            <<<grid, unsigned(bx * by), smem>>>(x, y, static_cast<float *>(partial.get()), q);
+        NVT_CUDA_OK(cudaGetLastError());
+    }
+    download(out);
+    expect_sums(out, out_off, want, what);
+    expect_counters_zero(counters, ncounters, what);
+}
+
+template <typename T>
+void check_tiles(oprt_dtype_t dt) {
+    constexpr int W = oprt::gpu::vector_width<T>();
+    // Vector columns: wide and narrow tiles, tall tiles (a tree) and one row of
+    // threads (none), chunks that do not divide the axis, a partial last tile.
+    check_tile<T, W>(dt, 1, 144, 1280, 0, 16, 32, 4);
+    check_tile<T, W>(dt, 1, 1024, 1024, 0, 32, 16, 16);
+    check_tile<T, W>(dt, 1, 1000, 128 * W / 4, 0, 8, 64, 7);
+    check_tile<T, W>(dt, 3, 257, 40 * W, 0, 64, 8, 5);  // three outer rows, 40 columns in tiles of 64
+    check_tile<T, W>(dt, 2, 333, 24 * W, 0, 32, 1, 9);  // by == 1: no tree
+    check_tile<T, W>(dt, 1, 500, 64 * W, 0, 16, 16, 3, /*specials=*/true);
+    // Single columns (V = 1: odd inner runs, an input off a vector boundary).
+    check_tile<T, 1>(dt, 2, 301, 131, 1, 64, 4, 6);
+    check_tile<T, 1>(dt, 1, 97, 37, 0, 32, 8, 2, /*specials=*/true);
+}
+
+TEST_F(NvidiaReduceSumKernels, InnerTileOneLaunch) {
+    check_tiles<float>(OPRT_DTYPE_F32);
+    check_tiles<__half>(OPRT_DTYPE_F16);
+    check_tiles<__nv_bfloat16>(OPRT_DTYPE_BF16);
+}
+
+}  // namespace
+}  // namespace nvt
