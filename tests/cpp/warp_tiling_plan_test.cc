@@ -103,10 +103,13 @@ TEST(WarpTilingPlan, SmallProductsTakeThe32x64Tile) {
     }
 }
 
-// The skinny products keep their configs: M <= 16 always the 16-row tile; 32 and 64 rows
-// with M x N above 2^16 the 32- and 64-row tiles; everything larger the 128 x 256 tile.
+// The skinny products keep their configs: M <= 16 always the 16-row tile; 32 rows with M x N
+// above 2^16 the 32-row tile; 33-64 rows the 32 x 64 tile up to 2^17 outputs, the 64-row tile
+// above; everything larger the 128 x 256 tile.
 TEST(WarpTilingPlan, SkinnyAndLargeProductsKeepTheirConfigs) {
     const int large = config_of(128, 256), m64 = config_of(64, 128), m32 = config_of(32, 128), m16 = config_of(16, 128);
+    const int small = config_of(32, 64);
+    ASSERT_GE(small, 0);
     ASSERT_GE(large, 0);
     ASSERT_GE(m64, 0);
     ASSERT_GE(m32, 0);
@@ -117,7 +120,7 @@ TEST(WarpTilingPlan, SkinnyAndLargeProductsKeepTheirConfigs) {
     };
     for (const Case &c : {Case{16, 4096, 4096, m16, 16}, Case{1, 65, 17, m16, 1}, Case{16, 65536, 64, m16, 1},
                           Case{17, 4099, 4093, m32, 15}, Case{32, 4096, 4096, m32, 16}, Case{33, 4096, 4096, m64, 12},
-                          Case{64, 4096, 4096, m64, 12}, Case{64, 1025, 1024, m64, 4},
+                          Case{64, 4096, 4096, m64, 12}, Case{64, 2048, 1024, small, 4}, Case{64, 2049, 1024, m64, 4},
                           Case{128, 4096, 4096, large, 8}, Case{257, 256, 256, large, 1},
                           Case{1024, 1024, 1024, large, 4}, Case{4096, 4096, 4096, large, 1}}) {
         SCOPED_TRACE(shape_str(c.m, c.n, c.k));

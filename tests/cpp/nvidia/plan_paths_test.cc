@@ -445,8 +445,9 @@ std::string warp_tiling_tile(int64_t m, int64_t n, int64_t k) {
 
 // Skinny f32 products (few tiles for the SMs): each config the plan picks, with K split
 // into pieces summed by a second kernel; odd K (rows padded to 4 elements), odd N, a last
-// piece shorter than the others. M x N just above 2^16 keeps the 32- and 64-row tiles
-// and the large one; below it the 32 x 64 tile takes over (MatmulWarpTilingSmallProducts).
+// piece shorter than the others. M x N just above 2^16 keeps the 32-row tile and the large
+// one, above 2^17 the 64-row tile; below them the 32 x 64 tile takes over
+// (MatmulWarpTilingSmallProducts).
 TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
     ExpectKernel k("warp_tiling");
     const oprt_dtype_t f32 = OPRT_DTYPE_F32;
@@ -458,8 +459,8 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
         {{{16, 2048}}, {{2048, 1024}}, "16x128"},                    // M <= 16: 16-row tiles
         {{{5, 1024}}, {{1024, 260}}, "16x128"},                      // a few rows
         {{{32, 1000}}, {{1000, 2052}}, "32x128"},                    // M <= 32; K not a whole number of pieces
-        {{{64, 1000}}, {{1000, 1028}}, "64x128"},                    // M <= 64
-        {{{33, 777}, {780, 1}}, {{777, 2001}, {2004, 1}}, "64x128"},  // odd K and N, rows padded to 4
+        {{{64, 1000}}, {{1000, 2052}}, "64x128"},                    // M <= 64, M x N above 2^17
+        {{{33, 777}, {780, 1}}, {{777, 4001}, {4004, 1}}, "64x128"},  // odd K and N, rows padded to 4
         {{{128, 1028}}, {{1028, 520}}, "128x256"},                   // the large config, K split
         {{{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}, "32x64"},      // small products: the 32 x 64 tile
         {{{200, 3000}}, {{3000, 64}}, "32x64"},                      // few outputs: small tiles, deep K
@@ -500,7 +501,8 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSmallProducts) {
         {{{4099, 300}}, {{300, 1}, {4, 1}}, {}, 0, false},                    // one column
         {{{17, 5}, {8, 1}}, {{5, 3}, {4, 1}}, {}, 0, false},                  // one slice, mostly padding
         {{{256, 256}}, {{256, 256}}, {}, 0, false},                           // M x N = 2^16 exactly
-        {{{64, 1024}}, {{1024, 1024}}, {}, 0, true},                          // 64 rows at the bound
+        {{{64, 1024}}, {{1024, 1024}}, {}, 0, true},                          // 64 rows at 2^16
+        {{{64, 1024}}, {{1024, 2048}}, {}, 0, true},                          // 64 rows at 2^17
     };
     for (const Case &c : cases) {
         const int64_t m = c.a.shape[0], kk = c.a.shape[1], n = c.b.shape[1];
@@ -511,9 +513,11 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSmallProducts) {
         }
         check_matmul(f32, c.a, c.b, c.c_strides, c.c_offset);
     }
-    // Just past the bound: the 64-row tile again.
-    EXPECT_EQ(warp_tiling_tile(64, 1025, 1024), "64x128");
-    check_matmul(f32, {{64, 1024}}, {{1024, 1025}, {1028, 1}});
+    // Just past the bounds: the 32-row tile at 32 rows, the 64-row tile at 64.
+    EXPECT_EQ(warp_tiling_tile(32, 2049, 1024), "32x128");
+    check_matmul(f32, {{32, 1024}}, {{1024, 2049}, {2052, 1}});
+    EXPECT_EQ(warp_tiling_tile(64, 2049, 1024), "64x128");
+    check_matmul(f32, {{64, 1024}}, {{1024, 2049}, {2052, 1}});
 }
 
 // The warp_tiling ladder step in f16 / bf16 takes the same plan (split sums rounded once).
