@@ -399,7 +399,7 @@ TEST_F(NvidiaPlanPaths, ReduceSumRowsBlockARow) {
         check_reduce_sum(dt, {{rows, 65536}}, 1);
         check_reduce_sum(dt, {{rows, 65536 + 3}, {}, 1}, 1);  // misaligned: heads peeled
         check_reduce_sum(dt, {{rows, 40001}}, 1, false, Fill::kUniform);
-        check_reduce_sum(dt, {{144, 1280}}, 1);  // few short rows: a block of ~4 vectors a thread
+        check_reduce_sum(dt, {{sms, 1280}}, 1);  // few short rows: a block of ~4 vectors a thread
         check_reduce_sum(dt, {{4096}}, 0);        // one row
         check_reduce_sum(dt, {{3, 1277}}, 1, /*keepdims=*/true);
     }
