@@ -146,46 +146,14 @@ reduce_rows_block_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int
     }
 }
 
-// A value another block of this grid wrote (after a __threadfence): read from
-// L2, past this SM's L1, which may hold an older copy of the line.
-__device__ __forceinline__ float load_from_other_block(const float *p) {
-    return *static_cast<const volatile float *>(p);
-}
-
-// Whether this block is the last of `count` blocks to pass here for the same
-// output (arrived: that output's counter, 0 before the first of them). Every
-// thread calls it after storing its share of the partial sums; in the last
-// block, every other block's partials are visible once it returns true. The
-// last block sets the counter back to 0 for the next launch, so the counters
-// need zeroing only once, when the workspace that holds them is new.
-__device__ __forceinline__ bool last_block_to_arrive(unsigned *arrived, int64_t count) {
-    __shared__ bool flag;
-    __threadfence();  // this thread's partial stores visible GPU-wide before the count
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const bool last = atomicAdd(arrived, 1u) == unsigned(count - 1);
-        if (last) *arrived = 0u;  // every other block has counted: none reads it again
-        flag = last;
-    }
-    __syncthreads();
-    const bool last = flag;
-    if (last) __threadfence();  // the others' partials, read after their counts
-    return last;
-}
-
 // Few long rows (the sum of all elements, say) cut into chunks so every SM
 // streams a share: block b sums chunk b % chunks of row b / chunks into
-// partial[b]. Then either a second kernel adds each row's partials (two
-// passes), or, in one launch (kLastBlockAdds), the block that finishes a
-// row's chunks last adds them and writes out[row] (`arrived`: one counter per
-// row, see last_block_to_arrive). Partials are added in the same fixed order
-// whichever block does it: deterministic, no atomics on the sums, no zeroing
-// of the output. (The forms are separate instances, so the one-launch code
-// costs the two-pass form no registers.)
-template <typename Tin, typename Tout, int kBatch = 8, bool kLastBlockAdds = false>
+// partial[b]; a second kernel adds each row's partials in a fixed order:
+// deterministic, no atomics, no zeroing of the output.
+template <typename Tin, int kBatch = 8>
 __global__ void __launch_bounds__(max_threads_for_batch(kBatch))
-reduce_rows_split_kernel(const Tin *__restrict__ in, float *partial, Tout *__restrict__ out, unsigned *arrived,
-                         int64_t rows, int64_t L, int64_t chunks, int64_t chunk_len, OuterIndex ix) {
+reduce_rows_split_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t rows, int64_t L,
+                         int64_t chunks, int64_t chunk_len, OuterIndex ix) {
     gpu::enter_overlapped_kernel();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
@@ -197,15 +165,6 @@ reduce_rows_split_kernel(const Tin *__restrict__ in, float *partial, Tout *__res
         float acc = span_sum<Tin, kBatch>(in + io + k0, n, threadIdx.x, blockDim.x);
         acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
         if (threadIdx.x == 0) partial[b] = acc;
-        if constexpr (kLastBlockAdds) {
-            if (last_block_to_arrive(arrived + row, chunks)) {
-                float total = 0.0f;
-                for (int64_t c = threadIdx.x; c < chunks; c += blockDim.x)
-                    total += load_from_other_block(partial + row * chunks + c);
-                total = gpu::block_allreduce(total, gpu::SumOp{}, 0.0f, scratch);
-                if (threadIdx.x == 0) out[oo] = dev::from_f32<Tout>(total);
-            }
-        }
     }
 }
 
@@ -279,10 +238,6 @@ struct InnerParams {
     int32_t by = 1;         // threads along the axis
     int64_t tiles = 1;      // tiles of bx * V inner elements per outer position
     OuterIndex ix;
-    // Split axes in one launch (kLastBlockAdds): a counter per tile (outer *
-    // tiles of them, 0 before the first launch); the last of a tile's chunks
-    // adds their partial rows into out.
-    unsigned *arrived = nullptr;
 };
 
 // The column sums of a bx x by tile: every thread brings its V sums, and the
@@ -310,8 +265,7 @@ __device__ __forceinline__ void join_tile_rows(float (&sums)[V], float *tile_sum
 }
 
 // Sums over a non-last axis: out[o, i] = sum_k in[o, k, i] (or, when the axis
-// is split over gridDim.y chunks, partial[c, o, i], added by a second kernel or,
-// with kLastBlockAdds, by the last of the tile's chunks to finish).
+// is split over gridDim.y chunks, partial[c, o, i], added by a second kernel).
 // Idea: a block is a bx x by tile; bx threads span the inner run with V-wide
 // vector loads, so each step along the axis is one coalesced row read, and by
 // threads walk the axis in parallel; a fixed-order tree in shared memory joins
@@ -323,7 +277,7 @@ __device__ __forceinline__ void join_tile_rows(float (&sums)[V], float *tile_sum
 // chunks met in one cluster through distributed shared memory, one launch and
 // no workspace, measured 12-30% slower than the two passes on three of the
 // four shapes it took: H200, 2026-11-30.)
-template <typename Tin, typename Tout, int V, bool kLastBlockAdds = false>
+template <typename Tin, typename Tout, int V>
 __global__ void __launch_bounds__(1024)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                          float *partial, InnerParams p) {
@@ -380,34 +334,6 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                 store_sums(partial + (c * p.outer + o) * p.inner + i, sums);
             else
                 store_sums(out + oo + i, sums);
-        }
-        if constexpr (kLastBlockAdds) {
-            if (last_block_to_arrive(p.arrived + tile, p.chunks)) {
-                // The tile's last chunk to finish: its rows ty, ty + by, ... of
-                // the chunks' partial rows, four rows' loads at a time, then the
-                // same tree.
-#pragma unroll
-                for (int e = 0; e < V; ++e) sums[e] = 0.0f;
-                if (i < p.inner) {
-                    const float *col = partial + o * p.inner + i;
-                    const int64_t R = p.outer * p.inner;  // from one chunk's partial row to the next's
-                    int64_t r = ty;
-                    for (; r + 3 * by < p.chunks; r += 4 * by) {
-                        float v[4][V];
-#pragma unroll
-                        for (int u = 0; u < 4; ++u)
-#pragma unroll
-                            for (int e = 0; e < V; ++e) v[u][e] = load_from_other_block(col + (r + u * by) * R + e);
-#pragma unroll
-                        for (int e = 0; e < V; ++e) sums[e] += (v[0][e] + v[1][e]) + (v[2][e] + v[3][e]);
-                    }
-                    for (; r < p.chunks; r += by)
-#pragma unroll
-                        for (int e = 0; e < V; ++e) sums[e] += load_from_other_block(col + r * R + e);
-                }
-                join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
-                if (ty == 0 && i < p.inner) store_sums(out + oo + i, sums);
-            }
         }
     }
 }

@@ -1,21 +1,27 @@
 // reduce_sum on NVIDIA GPUs: kernel choice at descriptor creation (plan) and
 // launches at execute (run). Kernels live in kernel.cuh.
 //
-// Choice, in this order:
+// Choice, in this order (W = elements per 16-byte vector; "few rows": fewer
+// than 4 per SM):
 //   axis_len == 0                        -> zeros
 //   dense rows (inner == 1, axis stride 1):
-//     L <= warp * W * 8 (1024 f32, 2048 f16/bf16)          -> G lanes per row, G
+//     up to 8 vectors a lane (4 with few rows)             -> G lanes per row, G
 //                                          chosen so each lane has ~4 vectors in flight
-//     few rows (outer < 4 * SMs) and L >= 16384:
+//     few rows, L >= 16384, but not 7/8 to 2 rows a SM:
 //       clusters (sm_90) and outer * C >= SMs              -> cluster of C blocks per row
 //       otherwise                                          -> two-pass split rows
-//     otherwise                                            -> one block per row
+//     otherwise                                            -> one block per row (few
+//                                          rows: ~4 vectors a thread, up to 1024 threads)
 //   strided rows with many outputs (inner == 1, outer >= 1024 * SMs) -> thread per output
-//   everything else (inner > 1, or few strided rows)       -> inner tile as wide as
+//   everything else (inner > 1, or few strided rows):
+//     at most 2^20 elements and 16-column tiles for a quarter of the SMs
+//                                                          -> one pass, 16-column tiles
+//     an axis >= 16x an inner run of >= 1024               -> 256-byte tile rows, split
+//     otherwise                                            -> inner tile as wide as
 //     the inner run; when outer * tiles cannot fill the GPU's resident blocks the
 //     axis is split in two passes; tiles are narrowed (down to 1 KB rows) only
 //     when the axis is too short to split enough
-// (W = elements per 16-byte vector.) Split passes keep their partial sums in
+// Split passes keep their partial sums in
 // the caller's workspace and add them in a fixed order: deterministic, no
 // atomics, no memset. Cluster kernels add their blocks' sums in rank order
 // through distributed shared memory: deterministic too, and no workspace.
@@ -41,10 +47,11 @@ constexpr const char *kOp = "oprt_execute_reduce_sum";
 constexpr const char *kPlanOp = "oprt_create_reduce_sum_descriptor";
 
 // AxisPlan::kernel values. launch[] holds, per kernel:
-//   kRowsGroup: [0] lanes per row    kRowsBlock: [0] threads
-//   kRowsSplit, kRowsCluster: [0] threads, [1] chunks (blocks) per row, [2] chunk length
-//   kInnerTile: [0] vector width V, [1] chunks along the axis,
-//     [2] chunk length, [3] bx (threads across the inner run; kInnerThreads in all)
+//   kRowsGroup: [0] lanes per row    kRowsBlock: [0] threads, [1] batch (kBatch)
+//   kRowsSplit: [0] threads, [1] chunks (blocks) per row, [2] chunk length, [3] batch
+//   kRowsCluster: [0] threads, [1] chunks (blocks) per row, [2] chunk length
+//   kInnerTile: [0] vector width V, [1] chunks along the axis (each
+//     ceil(L / chunks) long), [2] threads, [3] bx (threads across the inner run)
 enum Kernel : int32_t {
     kZero = 1,
     kRowsGroup = 2,
@@ -58,13 +65,36 @@ enum Kernel : int32_t {
 };
 
 constexpr int kGroupThreads = 256;
-constexpr int kSplitThreads = 512;
 constexpr int kInnerThreads = 512;
 constexpr int kFinalizeThreads = 1024;
 constexpr int kStridedThreads = 256;
 constexpr int64_t kVectorsPerLane = 8;       // a row up to this many vectors per lane fits one warp
 constexpr int64_t kBlockRowVectorsPerThread = 8;
 constexpr int64_t kSplitMinRow = 16384;      // shorter rows are never split
+// Few rows: rows longer than a warp's 4 vectors a lane go to a block of about
+// 4 vectors a thread (64 to 1024 threads; 16-bit rows with 16 vectors in
+// flight, 512 at most). H200, 2026-12-02, camp_reduce_sum_bench, hot + dram:
+// (1, 4096) f32 block t128 3.57 -> t256 3.20 us; (144, 1280) axis 1 bf16 warp
+// 4.00 -> block t64 b16 3.43 (b8 3.73); (144, 1280) f32 keeps t128 (3.39).
+constexpr int64_t kFewRowsVectorsPerThread = 4;
+// Few long rows, but at least about one a SM (7/8 of the SMs: 128 rows on
+// 132) and fewer than 2 a SM: a block a row fills the GPU without a cluster
+// or a split (H200, 2026-12-02, hot + dram, (128, 65536) axis 1: cluster
+// 18.13 -> block t1024 b8 15.57 us f32, 13.11 -> block t512 b16 10.46 bf16).
+constexpr int64_t kBlockRowsBelowPerSm = 2;
+// Two-pass split rows, one 16-byte vector a thread a round: 256-thread blocks
+// for f32, 512 for 16-bit (512 also for f32 when a 256-thread chunk would be
+// over 16 vectors a thread), kResidentBlocksPerSm chunks a SM in all, each
+// thread at least 3 vectors (f32) or 2 (16-bit) a chunk; 16-bit chunks of
+// under 4 vectors a thread use the 16-vector kernel (the same loads: its
+// 512-thread bound measured faster), longer ones the 8-vector one. H200,
+// 2026-12-02, hot + dram: all of (144, 1280) f32 6.49 -> t256 c60 6.24 us;
+// all of (1024, 1024) f32 7.70 -> t256 c256 7.42, bf16 7.66 -> t512 c128 b16
+// 6.88 (b8 7.57); 8M, 64M and (8, 2^25) elements keep t512, b8 (16-bit b16
+// there: 12.42 -> 15.51 us at 8M).
+constexpr int kSplitThreadsF32 = 256;
+constexpr int kSplitThreads16 = 512;
+constexpr int64_t kSplitMaxVectorsPerThread = 16;
 // Split passes aim at the blocks resident at once, not more: the split and
 // inner-tile kernels' 512-thread blocks use 47-64 registers a thread, so two
 // fit an SM's register file. One wave of them measured faster than twice as
@@ -86,6 +116,24 @@ constexpr int64_t kMaxClusterBlocks = 16;     // 16 needs the non-portable opt-i
 // than 8 KB rows. They are narrowed (down to this) only when the axis is too
 // short to split into enough chunks of at least kMinChunkRows rows per thread.
 constexpr int64_t kMinTileRowBytes = 1024;
+// Small inputs (at most 2^20 elements) whose outputs give at least a quarter
+// of the SMs a tile of 16 columns: one pass, no split, tiles 16 columns wide
+// (4-element vectors, also for 16-bit), 256 threads (512 for axes of more
+// than 256). H200, 2026-12-02, camp_reduce_sum_bench, hot + dram: (144, 1280)
+// axis 0 f32 7.09 -> tile v4 t256 bx4 c1 4.83 us, bf16 8.96 -> 4.87;
+// (1024, 1024) axis 0 f32 9.72 -> tile v4 t512 bx4 c1 7.12, bf16 11.25 -> 6.73
+// (both were split in two passes over wide tiles).
+constexpr int64_t kOnePassMaxElements = int64_t(1) << 20;
+constexpr int64_t kNarrowTileColumns = 16;
+// A long axis (at least 16 times the inner run) over an inner run of at least
+// 1024: 256-thread blocks of 256-byte tile rows (16 threads of 16 bytes),
+// the axis split for kResidentBlocksPerSm x 512 threads a SM. H200,
+// 2026-12-02, hot + dram, (65536, 1024) axis 0: f32 132.1 -> tile v4 t256
+// bx16 c33 127.2 us, bf16 75.3 -> tile v8 t256 bx16 c66 69.4.
+constexpr int64_t kTallMinInner = 1024;
+constexpr int64_t kTallAxisRatio = 16;
+constexpr int64_t kTallThreads = 256;
+constexpr int64_t kTallTileRowBytes = 256;
 constexpr int64_t kMinChunkRows = 16;
 constexpr int64_t kFinalizeRowBytes = 128;
 constexpr int64_t kFinalizeRowsPerThread = 4;
@@ -96,24 +144,32 @@ using gpu::kWorkspaceAlign;
 
 int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
 
-// Rows of length L with W elements per vector: lanes per row (group) or block size.
+// Rows of length L with W elements per vector: lanes per row (group) or block
+// size and batch. `few`: fewer rows than kSplitRowsBelowPerSm a SM.
 struct RowsChoice {
     bool group;
     int lanes;
     int threads;
+    int batch;  // vectors in flight a thread (the block kernel's kBatch)
 };
-RowsChoice rows_choice(int64_t L, int64_t W) {
-    if (L <= dev::kWarpSize * W * kVectorsPerLane) {
+RowsChoice rows_choice(int64_t L, int64_t W, bool few) {
+    const int64_t lane_vectors = few ? kFewRowsVectorsPerThread : kVectorsPerLane;
+    if (L <= dev::kWarpSize * W * lane_vectors) {
         // About four vectors per lane rather than one on each of 32 lanes
         // (measured at (65536, 128) f32, tests/cpp/nvidia/bench/axis_variants.cu:
         // 32 lanes 20.3 us, 8 lanes 9.8, 4 lanes 10.5, 2 lanes 10.7).
         const int64_t lanes = next_pow2(ceil_div(L > 0 ? L : 1, W * 4));
-        return {true, int(lanes < dev::kWarpSize ? lanes : dev::kWarpSize), kGroupThreads};
+        return {true, int(lanes < dev::kWarpSize ? lanes : dev::kWarpSize), kGroupThreads, 8};
     }
-    // A block per row: about eight vectors per thread (four made 16-bit rows of
-    // 16384 stream at 94% of the copy ceiling, eight at 106%; (4097, 4099) f16
-    // 18.9 -> 11.8 us; H200, 2026-11-30).
-    return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * kBlockRowVectorsPerThread)), 128, 512))};
+    if (few) {  // see kFewRowsVectorsPerThread
+        const int batch = W == 8 ? 16 : 8;
+        const int64_t threads = next_pow2(ceil_div(L, W * kFewRowsVectorsPerThread));
+        return {false, 0, int(clamp64(threads, 64, max_threads_for_batch(batch))), batch};
+    }
+    // Many rows, a block per row: about eight vectors per thread (four made
+    // 16-bit rows of 16384 stream at 94% of the copy ceiling, eight at 106%;
+    // (4097, 4099) f16 18.9 -> 11.8 us; H200, 2026-11-30).
+    return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * kBlockRowVectorsPerThread)), 128, 512)), 8};
 }
 
 // bx x by tile of the inner kernel for `threads` threads and V-wide columns.
@@ -181,11 +237,10 @@ void with_vector_width(int v, F f) {
     f(std::integral_constant<int, 1>{});
 }
 
-// Row sums of `rows` rows of length L (L >= 1), group or block kernel by L.
+// Row sums of `rows` rows of length L (L >= 1) as `rc` says.
 template <typename Tin, typename Tout>
-void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const gpu::OuterIndex &ix,
+void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const RowsChoice &rc, const gpu::OuterIndex &ix,
                  dev::stream_t stream) {
-    const RowsChoice rc = rows_choice(L, gpu::vector_width<Tin>());
     if (rc.group) {
         with_lanes<dev::kWarpSize>(rc.lanes, [&](auto lanes) {
             constexpr int G = decltype(lanes)::value;
@@ -193,11 +248,18 @@ void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const gpu::O
             gpu::launch_overlapped(&reduce_rows_group_kernel<Tin, Tout, G>, unsigned(blocks), kGroupThreads, 0, stream,
                                    in, out, rows, L, ix);
         });
-    } else {
-        const int64_t blocks = clamp64(rows, 1, kMaxGridBlocks);
-        gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout>, unsigned(blocks), unsigned(rc.threads), 0, stream,
-                               in, out, rows, L, ix);
+        return;
     }
+    const unsigned blocks = unsigned(clamp64(rows, 1, kMaxGridBlocks));
+    if constexpr (sizeof(Tin) == 2) {
+        if (rc.batch == 16) {
+            gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 16>, blocks, unsigned(rc.threads), 0, stream,
+                                   in, out, rows, L, ix);
+            return;
+        }
+    }
+    gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 8>, blocks, unsigned(rc.threads), 0, stream, in, out,
+                           rows, L, ix);
 }
 
 template <typename Tin, typename Tout>
@@ -291,18 +353,30 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         return OPRT_SUCCESS;
     }
     case kRowsGroup:
-    case kRowsBlock: launch_rows(in, out, p.outer, L, ix, stream); return OPRT_SUCCESS;
+        launch_rows(in, out, p.outer, L, RowsChoice{true, int(p.launch[0]), kGroupThreads, 8}, ix, stream);
+        return OPRT_SUCCESS;
+    case kRowsBlock:
+        launch_rows(in, out, p.outer, L, RowsChoice{false, 0, int(p.launch[0]), int(p.launch[1])}, ix, stream);
+        return OPRT_SUCCESS;
     case kRowsSplit: {
-        const int threads = int(p.launch[0]);
+        const unsigned threads = unsigned(p.launch[0]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
         float *partial = gpu::aligned_workspace<float>(args.workspace);
-        const int64_t blocks = clamp64(p.outer * chunks, 1, kMaxGridBlocks);
-        gpu::launch_overlapped(&reduce_rows_split_kernel<T, T>, unsigned(blocks), unsigned(threads), 0, stream, in,
-                               partial, static_cast<T *>(nullptr), static_cast<unsigned *>(nullptr), p.outer, L, chunks,
-                               chunk_len, ix);
+        const unsigned blocks = unsigned(clamp64(p.outer * chunks, 1, kMaxGridBlocks));
+        bool launched = false;
+        if constexpr (sizeof(T) == 2) {
+            if (p.launch[3] == 16) {
+                gpu::launch_overlapped(&reduce_rows_split_kernel<T, 16>, blocks, threads, 0, stream, in, partial,
+                                       p.outer, L, chunks, chunk_len, ix);
+                launched = true;
+            }
+        }
+        if (!launched)
+            gpu::launch_overlapped(&reduce_rows_split_kernel<T, 8>, blocks, threads, 0, stream, in, partial, p.outer,
+                                   L, chunks, chunk_len, ix);
         gpu::OuterIndex fix = ix;  // partials of a row are dense, `chunks` apart
         fix.in_row_stride = chunks;
-        launch_rows<float, T>(partial, out, p.outer, chunks, fix, stream);
+        launch_rows<float, T>(partial, out, p.outer, chunks, rows_choice(chunks, 4, false), fix, stream);
         return OPRT_SUCCESS;
     }
     case kStrided: {
@@ -320,15 +394,16 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         q.L = L;
         q.S = p.in_axis_stride;
         q.chunks = p.launch[1];
-        q.chunk_len = p.launch[2];
+        q.chunk_len = ceil_div(L, q.chunks);
         q.ix = ix;
         int V = int(p.launch[0]);
+        const int threads = int(p.launch[2]);
         int bx = int(p.launch[3]);
         if (!gpu::aligned_to(in, size_t(V) * sizeof(T))) {  // same sums, scalar loads, same tile width
-            bx = int(clamp64(int64_t(bx) * V, 1, kInnerThreads));
+            bx = int(clamp64(int64_t(bx) * V, 1, threads));
             V = 1;
         }
-        const TileShape t = tile_of(p.inner, V, bx, kInnerThreads);
+        const TileShape t = tile_of(p.inner, V, bx, threads);
         if (q.chunks == 1) {
             launch_inner<T, T>(in, out, nullptr, q, V, t, stream);
             return OPRT_SUCCESS;
@@ -398,15 +473,16 @@ oprt_status_t plan(AxisPlan &p) {
     const int64_t W = elems_per_vector(p.dtype);
 
     if (p.rows_contiguous(/*check_out_axis=*/false)) {
-        const RowsChoice rc = rows_choice(L, W);
+        const bool few = p.outer < kSplitRowsBelowPerSm * sms;
+        const RowsChoice rc = rows_choice(L, W, few);
         if (rc.group) {
             p.kernel = kRowsGroup;
             p.kernel_name = rc.lanes < dev::kWarpSize ? "rows_subwarp" : "rows_warp";
             p.launch[0] = rc.lanes;
             return OPRT_SUCCESS;
         }
-        const int64_t target = kResidentBlocksPerSm * sms;
-        if (p.outer < kSplitRowsBelowPerSm * sms && L >= kSplitMinRow) {
+        const bool block_a_row_fills = p.outer * 8 >= sms * 7 && p.outer < kBlockRowsBelowPerSm * sms;
+        if (few && L >= kSplitMinRow && !block_a_row_fills) {
             if (clusters) {  // one launch: a cluster of C blocks per row, when rows * C fill the GPU
                 const int64_t max_c = clamp64(ceil_div(L, int64_t(kClusterRowThreads) * W * 8), 1, kMaxClusterBlocks);
                 int64_t C = clamp64(kClusterRowBlocksPerSm * sms / p.outer, 2, max_c);
@@ -425,22 +501,28 @@ oprt_status_t plan(AxisPlan &p) {
                     return OPRT_SUCCESS;
                 }
             }
-            const int64_t max_chunks = ceil_div(L, int64_t(kSplitThreads) * W * 4);
-            int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
+            // Two passes (see kSplitThreadsF32): chunks for kResidentBlocksPerSm
+            // blocks a SM in all, none shorter than the minimum vectors a thread.
+            int64_t chunks = clamp64(ceil_div(kResidentBlocksPerSm * sms, p.outer), 1, L);
+            int64_t threads = W == 4 ? kSplitThreadsF32 : kSplitThreads16;
+            if (ceil_div(L, chunks) > threads * W * kSplitMaxVectorsPerThread) threads = kSplitThreads16;
+            const int64_t min_vectors = W == 4 ? 3 : 2;
+            chunks = std::min(chunks, ceil_div(L, threads * W * min_vectors));
             if (chunks > 1) {
                 // Whole vectors for every thread of a chunk (each thread's share
                 // the same number of loads, so none trails its block) where that
                 // lengthens chunks by at most an eighth; else 256-element steps.
                 const int64_t even = ceil_div(L, chunks);
-                const int64_t step = int64_t(kSplitThreads) * W;
+                const int64_t step = threads * W;
                 int64_t chunk_len = ceil_div(even, step) * step;
                 if (chunk_len - even > even / 8) chunk_len = ceil_div(even, 256) * 256;
                 chunks = ceil_div(L, chunk_len);
                 p.kernel = kRowsSplit;
                 p.kernel_name = "rows_split_two_pass";
-                p.launch[0] = kSplitThreads;
+                p.launch[0] = threads;
                 p.launch[1] = chunks;
                 p.launch[2] = chunk_len;
+                p.launch[3] = W == 8 && chunk_len < threads * W * 4 ? 16 : 8;
                 p.workspace_bytes = size_t(p.outer * chunks) * sizeof(float) + kWorkspaceAlign;
                 return OPRT_SUCCESS;
             }
@@ -448,6 +530,7 @@ oprt_status_t plan(AxisPlan &p) {
         p.kernel = kRowsBlock;
         p.kernel_name = "rows_block";
         p.launch[0] = rc.threads;
+        p.launch[1] = rc.batch;
         return OPRT_SUCCESS;
     }
 
@@ -459,22 +542,38 @@ oprt_status_t plan(AxisPlan &p) {
 
     int64_t V = W;
     while (V > 1 && !divisible(p, V)) V /= 2;
-    const int64_t target = kResidentBlocksPerSm * sms;
-    const TileShape t = tile_shape(p.inner, int(V), W == 4 ? 4 : 2, kInnerThreads, p.outer, L, target);
+    int64_t target = kResidentBlocksPerSm * sms;
+    int64_t threads = kInnerThreads;
+    TileShape t{};
+    const int64_t elems = p.outer * L * p.inner;
+    if (elems <= kOnePassMaxElements && p.outer * ceil_div(p.inner, kNarrowTileColumns) * 4 >= sms) {
+        // Small inputs: one pass over narrow tiles (see kOnePassMaxElements).
+        V = std::min<int64_t>(V, 4);
+        threads = clamp64(next_pow2(L), 256, 512);
+        t = tile_of(p.inner, int(V), int(kNarrowTileColumns / V), int(threads));
+        target = 0;  // never split
+    } else if (p.inner >= kTallMinInner && L >= kTallAxisRatio * p.inner) {
+        // A long axis over a wide inner run: 256-byte tile rows, split (see kTallAxisRatio).
+        threads = kTallThreads;
+        target = kResidentBlocksPerSm * sms * kInnerThreads / kTallThreads;
+        const int64_t bx = clamp64(kTallTileRowBytes / (V * (W == 4 ? 4 : 2)), 1, threads);
+        t = tile_of(p.inner, int(V), int(bx), int(threads));
+    } else {
+        t = tile_shape(p.inner, int(V), W == 4 ? 4 : 2, kInnerThreads, p.outer, L, target);
+    }
     const int64_t blocks = p.outer * t.tiles;
-    int64_t chunks = 1, chunk_len = L;
+    int64_t chunks = 1;
     if (blocks < target) {
         const int64_t max_chunks = clamp64(max_axis_chunks(L, t.by), 1, 65535);
         chunks = clamp64(ceil_div(target, blocks), 1, max_chunks);
-        chunk_len = ceil_div(L, chunks);
-        chunks = ceil_div(L, chunk_len);
+        chunks = ceil_div(L, ceil_div(L, chunks));
     }
     p.launch[0] = V;
+    p.launch[1] = chunks;
+    p.launch[2] = threads;
     p.launch[3] = t.bx;
     p.kernel = kInnerTile;
     p.kernel_name = chunks > 1 ? "inner_tile_split_two_pass" : "inner_tile";
-    p.launch[1] = chunks;
-    p.launch[2] = chunk_len;
     if (chunks > 1)
         p.workspace_bytes = size_t(chunks * p.outer * p.inner) * sizeof(float) + kWorkspaceAlign;
     return OPRT_SUCCESS;
@@ -511,11 +610,16 @@ oprt_status_t plan_vec16(AxisPlan &p) {
     // An axis of length 0 or 1 sums to zeros or a copy, whatever its layout: the plan's kernel.
     if (p.axis_len <= 1 || p.out_numel == 0) return plan(p);
     if (!p.rows_contiguous(/*check_out_axis=*/false)) return needs_rows(p, "vec16");
-    const RowsChoice rc = rows_choice(p.axis_len, elems_per_vector(p.dtype));
+    gpu::DeviceInfo dev_info;
+    const oprt_status_t s = gpu::current_device(kPlanOp, &dev_info);
+    if (s != OPRT_SUCCESS) return s;
+    const bool few = p.outer < kSplitRowsBelowPerSm * dev_info.sm_count;
+    const RowsChoice rc = rows_choice(p.axis_len, elems_per_vector(p.dtype), few);
     p.workspace_bytes = 0;
     p.kernel = rc.group ? kRowsGroup : kRowsBlock;
     p.kernel_name = rc.group ? (rc.lanes < dev::kWarpSize ? "rows_subwarp" : "rows_warp") : "rows_block";
     p.launch[0] = rc.group ? rc.lanes : rc.threads;
+    p.launch[1] = rc.batch;
     return OPRT_SUCCESS;
 }
 

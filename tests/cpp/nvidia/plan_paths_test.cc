@@ -374,9 +374,9 @@ TEST_F(NvidiaPlanPaths, ReduceSumRowsCluster) {
     for (oprt_dtype_t dt : all_dtypes()) {
         {
             ExpectKernel k("rows_cluster");
-            check_reduce_sum(dt, {{128, 65536}}, 1);
-            check_reduce_sum(dt, {{40, 1 << 18}}, 1);            // up to 16 blocks per row
-            check_reduce_sum(dt, {{128, 65536 + 3}, {}, 1}, 1);  // misaligned, short last chunk
+            check_reduce_sum(dt, {{64, 65536}}, 1);
+            check_reduce_sum(dt, {{40, 1 << 18}}, 1);           // up to 16 blocks per row
+            check_reduce_sum(dt, {{64, 65536 + 3}, {}, 1}, 1);  // misaligned, short last chunk
             check_reduce_sum(dt, {{64, 50000}}, 1, false, Fill::kUniform);
         }
         {
@@ -386,8 +386,39 @@ TEST_F(NvidiaPlanPaths, ReduceSumRowsCluster) {
         {
             ScopedEnv no_clusters("OPRT_DISABLE_CLUSTERS", "1");
             ExpectKernel k("rows_split_two_pass");
-            check_reduce_sum(dt, {{128, 65536}}, 1);
+            check_reduce_sum(dt, {{64, 65536}}, 1);
         }
+    }
+}
+
+// Few long rows, about one a SM: a block a row (1024 threads f32, 512 with
+// 16 vectors in flight for 16-bit), no cluster and no split.
+TEST_F(NvidiaPlanPaths, ReduceSumRowsBlockARow) {
+    int sms = 0;
+    NVT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const int64_t rows = sms - sms / 16;  // at least 7/8 of the SMs, fewer than 2 a SM
+    for (oprt_dtype_t dt : all_dtypes()) {
+        ExpectKernel k("rows_block");
+        check_reduce_sum(dt, {{rows, 65536}}, 1);
+        check_reduce_sum(dt, {{rows, 65536 + 3}, {}, 1}, 1);  // misaligned: heads peeled
+        check_reduce_sum(dt, {{rows, 40001}}, 1, false, Fill::kUniform);
+        check_reduce_sum(dt, {{sms, 1280}}, 1);  // few short rows: a block of ~4 vectors a thread
+        check_reduce_sum(dt, {{4096}}, 0);        // one row
+        check_reduce_sum(dt, {{3, 1277}}, 1, /*keepdims=*/true);
+    }
+}
+
+// Few long rows split in two passes: 256-thread chunks of at least 3 vectors
+// a thread (f32), 512-thread chunks of at least 2 (16-bit; the 16-vector
+// kernel under 4 vectors a thread).
+TEST_F(NvidiaPlanPaths, ReduceSumRowsSplit) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        ExpectKernel k("rows_split_two_pass");
+        check_reduce_sum(dt, {{144 * 1280}}, 0);  // all of (144, 1280), as one row
+        check_reduce_sum(dt, {{1024 * 1024}}, 0);
+        check_reduce_sum(dt, {{184320 + 5}}, 0);
+        check_reduce_sum(dt, {{1, (1 << 20) + 3}, {}, 1}, 1);  // misaligned
+        check_reduce_sum(dt, {{3, 1 << 22}}, 1, false, Fill::kUniform);
     }
 }
 
@@ -402,6 +433,16 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
             check_reduce_sum(dt, {{65536, 128}}, 0);             // many chunks a tile
             check_reduce_sum(dt, {{4096, 4096}}, 0);
             check_reduce_sum(dt, {{16384, 2048}}, 0, false, Fill::kUniform);
+            // A long axis over a wide inner run: 256-byte tile rows, split.
+            check_reduce_sum(dt, {{20000, 1024}}, 0);
+            check_reduce_sum(dt, {{20001, 1028}, {}, 2}, 0, false, Fill::kUniform);  // misaligned
+        }
+        {
+            ExpectKernel k("inner_tile");  // small inputs: one pass over 16-column tiles
+            check_reduce_sum(dt, {{144, 1280}}, 0);
+            check_reduce_sum(dt, {{1024, 1024}}, 0, false, Fill::kUniform);
+            check_reduce_sum(dt, {{1000, 1001}, {}, 1}, 0);  // misaligned, odd inner run
+            check_reduce_sum(dt, {{3, 100, 1000}}, 1);       // a middle axis
         }
         {
             ExpectKernel k("inner_tile");  // enough tiles without splitting the axis

@@ -1,17 +1,15 @@
 // reduce_sum kernels (ops/reduce_sum/nvidia/kernel.cuh) launched directly, in
-// the forms the plan does not pick today and camp_reduce_sum_bench times:
-//   split rows in one launch (reduce_rows_split_kernel<..., kLastBlockAdds>):
-//     the last block of a row adds its chunks' partial sums;
-//   inner tiles in one launch (reduce_inner_tile_kernel<..., kLastBlockAdds>):
-//     the last chunk of a tile adds the chunks' partial rows;
+// the geometries camp_reduce_sum_bench times, beyond the ones the plan picks
+// for the shapes of plan_paths_test.cc:
 //   16 vectors in flight a thread (kBatch = 16) in the block, split and
-//     cluster row kernels.
+//     cluster row kernels;
+//   inner tiles of any width and height, in one pass or two (the axis in
+//     chunks, their partial rows added by a second tile pass, as the plan does).
 // Rows of odd lengths, rows off 16-byte boundaries (heads peeled), padded row
 // strides, outputs with gaps; chunks that do not divide the axis; special values
 // (inf, NaN); each output checked against a float64 reference, unwritten
 // outputs caught by the NaN poison, storage between outputs checked untouched.
-// The one-launch forms run three times in a row (the output poisoned again
-// before the last run) and must leave their counters at 0. Skips without a GPU.
+// Skips without a GPU.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -59,19 +57,9 @@ void expect_sums(const Tensor &out, const std::vector<int64_t> &out_off, const s
     expect_untouched_gaps(out, is_elem, what);
 }
 
-void expect_counters_zero(const DeviceBuffer &counters, size_t n, const std::string &what) {
-    std::vector<unsigned> host(n);
-    ASSERT_EQ(cudaMemcpy(host.data(), counters.get(), n * sizeof(unsigned), cudaMemcpyDeviceToHost), cudaSuccess);
-    for (size_t i = 0; i < n; ++i)
-        if (host[i] != 0) {
-            ADD_FAILURE() << what << ": counter " << i << " left at " << host[i];
-            return;
-        }
-}
-
 // ---- Rows ----------------------------------------------------------------------------
 
-enum class RowForm { kBlock, kSplitTwoPass, kSplitOneLaunch, kCluster };
+enum class RowForm { kBlock, kSplitTwoPass, kCluster };
 
 // Inputs are small integers (their f32 sums are exact: only the output's
 // rounding is allowed), with inf and NaN planted in some sums for `specials`.
@@ -115,29 +103,20 @@ void check_rows(RowForm form, oprt_dtype_t dt, int64_t rows, int64_t L, int64_t 
     const int64_t chunk_len = (L + chunks - 1) / chunks;
     const int64_t nchunks = (L + chunk_len - 1) / chunk_len;
     DeviceBuffer partial(size_t(rows * nchunks) * sizeof(float));
-    DeviceBuffer counters(size_t(rows) * sizeof(unsigned));
-    NVT_CUDA_OK(cudaMemset(counters.get(), 0, size_t(rows) * sizeof(unsigned)));
     float *p = static_cast<float *>(partial.get());
-    unsigned *c = static_cast<unsigned *>(counters.get());
-    const int runs = form == RowForm::kSplitOneLaunch ? 3 : 1;
-    for (int run = 0; run < runs; ++run) {
-        if (run == runs - 1 && run > 0) NVT_CUDA_OK(cudaMemset(out.dev.get(), 0xFF, out.host.size()));
+    {
         switch (form) {
         case RowForm::kBlock:
             rk::reduce_rows_block_kernel<T, T, kBatch><<<unsigned(rows), threads>>>(x, y, rows, L, ix);
             break;
         case RowForm::kSplitTwoPass: {
-            rk::reduce_rows_split_kernel<T, T, kBatch><<<unsigned(rows * nchunks), threads>>>(
-                x, p, static_cast<T *>(nullptr), static_cast<unsigned *>(nullptr), rows, L, nchunks, chunk_len, ix);
+            rk::reduce_rows_split_kernel<T, kBatch>
+                <<<unsigned(rows * nchunks), threads>>>(x, p, rows, L, nchunks, chunk_len, ix);
             OuterIndex fix = ix;  // the partials of a row: dense, nchunks apart
             fix.in_row_stride = nchunks;
             rk::reduce_rows_block_kernel<float, T><<<unsigned(rows), 128>>>(p, y, rows, nchunks, fix);
             break;
         }
-        case RowForm::kSplitOneLaunch:
-            rk::reduce_rows_split_kernel<T, T, kBatch, true>
-                <<<unsigned(rows * nchunks), threads>>>(x, p, y, c, rows, L, nchunks, chunk_len, ix);
-            break;
         case RowForm::kCluster: {
             cudaLaunchConfig_t config{};
             config.gridDim = dim3(unsigned(rows * nchunks), 1, 1);
@@ -158,7 +137,6 @@ void check_rows(RowForm form, oprt_dtype_t dt, int64_t rows, int64_t L, int64_t 
     }
     download(out);
     expect_sums(out, out_off, want, what);
-    if (form == RowForm::kSplitOneLaunch) expect_counters_zero(counters, size_t(rows), what);
 }
 
 // The lengths and layouts every row form takes.
@@ -191,12 +169,9 @@ void check_rows_all_dtypes(RowForm form) {
         });
 }
 
-TEST_F(NvidiaReduceSumKernels, RowsSplitOneLaunch) { check_rows_all_dtypes<8>(RowForm::kSplitOneLaunch); }
-
 TEST_F(NvidiaReduceSumKernels, RowsSixteenVectorsInFlight) {
     check_rows_all_dtypes<16>(RowForm::kBlock);
     check_rows_all_dtypes<16>(RowForm::kSplitTwoPass);
-    check_rows_all_dtypes<16>(RowForm::kSplitOneLaunch);
     int major = 0;
     NVT_CUDA_OK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
     if (major < 9) {
@@ -206,18 +181,19 @@ TEST_F(NvidiaReduceSumKernels, RowsSixteenVectorsInFlight) {
     check_rows_all_dtypes<16>(RowForm::kCluster);
 }
 
-// ---- Inner tiles in one launch ---------------------------------------------------------
+// ---- Inner tiles ----------------------------------------------------------------------
 
 // `outer` blocks of an L x inner axis (block o at offset + o * outer_stride, row k
 // of it k * inner further); out[o, i] at o * (inner + 3) + i (gaps between the
-// outer rows). The one-launch inner tile with V-wide columns, bx x by threads,
-// the axis in `chunks` chunks.
+// outer rows). The inner tile with V-wide columns, bx x by threads, the axis
+// in `chunks` chunks (more than one: partial rows, then a second tile pass over
+// them, 4-wide float columns where the inner run allows, as the plan's).
 template <typename T, int V>
 void check_tile(oprt_dtype_t dt, int64_t outer, int64_t L, int64_t inner, int64_t offset, int bx, int by,
                 int64_t chunks, bool specials = false) {
     const int64_t outer_stride = L * inner + 2 * V;  // still a multiple of V
     const int64_t out_stride = inner + 3;
-    const std::string what = std::string("inner tile one launch ") + dtype_name(dt) + " V" + std::to_string(V) +
+    const std::string what = std::string("inner tile ") + dtype_name(dt) + " V" + std::to_string(V) +
                              " outer " + std::to_string(outer) + " L " + std::to_string(L) + " inner " +
                              std::to_string(inner) + " offset " + std::to_string(offset) + " bx " + std::to_string(bx) +
                              " by " + std::to_string(by) + " chunks " + std::to_string(chunks) +
@@ -259,23 +235,35 @@ void check_tile(oprt_dtype_t dt, int64_t outer, int64_t L, int64_t inner, int64_
     q.ix.in_strides[0] = outer_stride;
     q.ix.out_strides[0] = out_stride;
     DeviceBuffer partial(size_t(q.chunks * outer * inner) * sizeof(float));
-    const size_t ncounters = size_t(outer * q.tiles);
-    DeviceBuffer counters(ncounters * sizeof(unsigned));
-    NVT_CUDA_OK(cudaMemset(counters.get(), 0, ncounters * sizeof(unsigned)));
-    q.arrived = static_cast<unsigned *>(counters.get());
+    float *p = q.chunks > 1 ? static_cast<float *>(partial.get()) : nullptr;
     const T *x = static_cast<const T *>(in.data()) + offset;
     T *y = static_cast<T *>(out.data());
     const dim3 grid(unsigned(outer * q.tiles), unsigned(q.chunks));
     const size_t smem = size_t(bx * by) * V * sizeof(float);
-    for (int run = 0; run < 3; ++run) {
-        if (run == 2) NVT_CUDA_OK(cudaMemset(out.dev.get(), 0xFF, out.host.size()));
-        rk::reduce_inner_tile_kernel<T, T, V, true>
-            <<<grid, unsigned(bx * by), smem>>>(x, y, static_cast<float *>(partial.get()), q);
+    rk::reduce_inner_tile_kernel<T, T, V><<<grid, unsigned(bx * by), smem>>>(x, y, p, q);
+    NVT_CUDA_OK(cudaGetLastError());
+    if (p != nullptr) {  // partial is [chunks][outer][inner]: reduce its first axis
+        rk::InnerParams f = q;
+        f.L = q.chunks;
+        f.S = outer * inner;
+        f.chunks = 1;
+        f.chunk_len = q.chunks;
+        f.ix.in_strides[0] = inner;
+        f.bx = 16;
+        f.by = 8;
+        if (inner % 4 == 0) {
+            f.tiles = (inner / 4 + f.bx - 1) / f.bx;
+            rk::reduce_inner_tile_kernel<float, T, 4>
+                <<<unsigned(outer * f.tiles), 128, 128 * 4 * sizeof(float)>>>(p, y, nullptr, f);
+        } else {
+            f.tiles = (inner + f.bx - 1) / f.bx;
+            rk::reduce_inner_tile_kernel<float, T, 1>
+                <<<unsigned(outer * f.tiles), 128, 128 * sizeof(float)>>>(p, y, nullptr, f);
+        }
         NVT_CUDA_OK(cudaGetLastError());
     }
     download(out);
     expect_sums(out, out_off, want, what);
-    expect_counters_zero(counters, ncounters, what);
 }
 
 template <typename T>
@@ -292,9 +280,15 @@ void check_tiles(oprt_dtype_t dt) {
     // Single columns (V = 1: odd inner runs, an input off a vector boundary).
     check_tile<T, 1>(dt, 2, 301, 131, 1, 64, 4, 6);
     check_tile<T, 1>(dt, 1, 97, 37, 0, 32, 8, 2, /*specials=*/true);
+    // One pass (chunks == 1), the plan's 16-column tiles (4-wide vectors for
+    // 16-bit elements too) and a split 256-byte-row tile.
+    check_tile<T, 4>(dt, 1, 144, 1280, 0, 4, 64, 1);
+    check_tile<T, 4>(dt, 1, 1024, 1024 + 4, 0, 4, 128, 1, /*specials=*/true);
+    check_tile<T, 4>(dt, 2, 77, 52, 0, 4, 64, 1);
+    check_tile<T, W>(dt, 1, 4099, 1024, 0, 16, 16, 33);
 }
 
-TEST_F(NvidiaReduceSumKernels, InnerTileOneLaunch) {
+TEST_F(NvidiaReduceSumKernels, InnerTiles) {
     check_tiles<float>(OPRT_DTYPE_F32);
     check_tiles<__half>(OPRT_DTYPE_F16);
     check_tiles<__nv_bfloat16>(OPRT_DTYPE_BF16);

@@ -230,9 +230,8 @@ void rs_split(const float *in, float *out, float *partial, int64_t rows, int64_t
     int i = 0;
     const double t = time_graph([&] {
         const float *src = in + (i++ % 8) * rows * L;
-        rs::reduce_rows_split_kernel<float, float><<<unsigned(rows * chunks), threads, 0, g_stream>>>(
-            src, partial, static_cast<float *>(nullptr), static_cast<unsigned *>(nullptr), rows, L, chunks, chunk_len,
-            ix);
+        rs::reduce_rows_split_kernel<float><<<unsigned(rows * chunks), threads, 0, g_stream>>>(src, partial, rows, L,
+                                                                                               chunks, chunk_len, ix);
         rs::reduce_rows_group_kernel<float, float, 8>
             <<<unsigned((rows + 31) / 32), 256, 0, g_stream>>>(partial, out, rows, chunks, fix);
     });

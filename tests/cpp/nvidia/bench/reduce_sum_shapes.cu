@@ -13,28 +13,22 @@
 //   group gG tT     reduce_rows_group_kernel: G lanes a row, T threads a block;
 //   block tT bB     reduce_rows_block_kernel: a block of T threads a row, B
 //                   16-byte vectors in flight a thread (8 or 16);
-//   split tT cC bB two|one
+//   split tT cC bB two
 //                   reduce_rows_split_kernel: C chunks a row, a block of T
-//                   threads a chunk; "two": a second kernel adds the partials
-//                   (the plan's rows_split_two_pass); "one": one launch, the
-//                   last block of a row adds them (counters in the workspace);
+//                   threads a chunk; a second kernel adds the partials (the
+//                   plan's rows_split_two_pass);
 //   cluster tT cC bB  reduce_rows_cluster_kernel: a cluster of C blocks a row;
 // inner (dim 0):
-//   tile vV tT bxX cC two|one
+//   tile vV tT bxX cC [two]
 //                   reduce_inner_tile_kernel: T threads a block, X of them
 //                   across the inner run (V-element column loads: 16 bytes, or
 //                   8 on inputs of up to 2 Mi elements), T / X along the
 //                   axis, the axis in C chunks (C = 1: one pass, no partials);
 //                   "two": the plan's second kernel adds the chunks' partial
-//                   rows; "one": the last chunk of a tile adds them.
-// The one-launch forms keep a counter per output row (or tile) that the last
-// block sets back to 0, so the counters need zeroing only when the workspace is
-// new; "memset" prints what zeroing them before every call would add (a
-// cudaMemsetAsync node alone in a graph).
+//                   rows.
 //
 // Every candidate first runs twice on random data, the output poisoned with NaN
-// before the second run (which also checks that the one-launch counters were
-// reset), and its sums are checked against a float64 reference; a candidate that
+// before the second run, and its sums are checked against a float64 reference; a candidate that
 // fails is reported and not timed. Times: launches captured in a CUDA graph, the
 // median of several replays (graph_timing.cuh); launches go through
 // gpu::launch_overlapped, as the library's do.
@@ -44,8 +38,8 @@
 // benchmark run of 2026-12-02 (H200, tests/run_ops.py --op reduce_sum --mode
 // bench, measured there, not here); then every candidate's time. Closing:
 // a summary table, the cases where a candidate beats the plan (as entries to
-// paste into a plan table), and how the one-launch and 16-vector forms
-// compare with their two-launch and 8-vector twins at equal launch shapes.
+// paste into a plan table), and how the 16-vector forms compare with their
+// 8-vector twins at equal launch shapes.
 //
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_reduce_sum_bench -j2
@@ -217,8 +211,6 @@ struct Candidate {
     int batch = 8;        // vectors in flight a thread (row kernels)
     int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis)
     int64_t chunk_len = 0;
-    bool one_launch = false;
-    bool memset_first = false;  // one launch: the counters zeroed by a memset before every call
     oprt_reduce_sum_descriptor_t plan = nullptr;  // the library
     void *plan_ws = nullptr;
     size_t plan_ws_bytes = 0;
@@ -226,13 +218,10 @@ struct Candidate {
     std::string shape_key;  // name without the form token
 };
 
-// The workspace of the candidates: partial sums and one-launch counters (zeroed
-// once; every one-launch call leaves them at 0).
+// The workspace of the candidates: partial sums.
 struct Workspace {
     float *partial = nullptr;
     size_t partial_floats = 0;
-    unsigned *counters = nullptr;
-    size_t ncounters = 0;
 };
 Workspace g_ws;
 
@@ -296,23 +285,18 @@ template <typename T>
 void launch_split(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
     const int64_t blocks = clamp64(g.rows * c.chunks, 1, oprt::gpu::kMaxGridBlocks);
     auto go = [&](auto kernel) {
-        oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(c.threads), 0, g_stream, in, g_ws.partial, out,
-                                     g_ws.counters, g.rows, g.L, c.chunks, c.chunk_len, rows_index(g.L));
-    };
-    auto with_form = [&](auto batch) {
-        constexpr int B = decltype(batch)::value;
-        if (c.one_launch) go(&rs::reduce_rows_split_kernel<T, T, B, true>);
-        else go(&rs::reduce_rows_split_kernel<T, T, B, false>);
+        oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(c.threads), 0, g_stream, in, g_ws.partial,
+                                     g.rows, g.L, c.chunks, c.chunk_len, rows_index(g.L));
     };
     bool launched = false;
     if constexpr (sizeof(T) == 2) {
         if (c.batch == 16) {
-            with_form(std::integral_constant<int, 16>{});
+            go(&rs::reduce_rows_split_kernel<T, 16>);
             launched = true;
         }
     }
-    if (!launched) with_form(std::integral_constant<int, 8>{});
-    if (!c.one_launch) launch_partials_pass<T>(g_ws.partial, out, g.rows, c.chunks);
+    if (!launched) go(&rs::reduce_rows_split_kernel<T, 8>);
+    launch_partials_pass<T>(g_ws.partial, out, g.rows, c.chunks);
 }
 
 // Whether clusters of C blocks of `threads` threads of the cluster kernel can
@@ -384,17 +368,12 @@ void launch_tile_v(const Candidate &c, const T *in, T *out, const InnerGeom &g) 
     q.bx = c.lanes;
     q.by = c.threads / c.lanes;
     q.tiles = ceil_div(ceil_div(g.inner, V), c.lanes);
-    q.arrived = c.one_launch ? g_ws.counters : nullptr;
     const dim3 grid(unsigned(q.tiles), unsigned(q.chunks));
     const size_t smem = size_t(c.threads) * V * sizeof(float);
     float *partial = c.chunks > 1 ? g_ws.partial : nullptr;
-    if (c.one_launch)
-        oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<T, T, V, true>, grid, unsigned(c.threads), smem,
-                                     g_stream, in, out, partial, q);
-    else
-        oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<T, T, V>, grid, unsigned(c.threads), smem, g_stream,
-                                     in, out, partial, q);
-    if (c.chunks == 1 || c.one_launch) return;
+    oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<T, T, V>, grid, unsigned(c.threads), smem, g_stream, in,
+                                 out, partial, q);
+    if (c.chunks == 1) return;
     // The plan's second pass (finalize_tile): 128-byte tile rows of f32x4, about
     // four partial rows a thread, at least 256 threads a block.
     constexpr int fv = 4;
@@ -426,18 +405,10 @@ void launch_tile(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
     else launch_tile_v<T, W / 2>(c, in, out, g);
 }
 
-// The one-launch counters a candidate uses: one a row (split) or a tile.
-template <typename T>
-size_t counters_used(const Candidate &c, const Case &k) {
-    if (c.family == kTile) return size_t(ceil_div(ceil_div(k.cols, c.vec), c.lanes));
-    return size_t(k.dim == 1 ? k.rows : 1);
-}
-
 template <typename T>
 void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     const int64_t n = k.rows * k.cols;
     const RowsGeom rg = k.dim == 1 ? RowsGeom{k.rows, k.cols} : RowsGeom{1, n};
-    if (c.memset_first) CK(cudaMemsetAsync(g_ws.counters, 0, counters_used<T>(c, k) * sizeof(unsigned), g_stream));
     switch (c.family) {
     case kPlan: {
         const oprt_status_t s = oprt_execute_reduce_sum(c.plan, c.plan_ws, c.plan_ws_bytes, out, in, g_stream);
@@ -518,18 +489,15 @@ std::vector<Candidate> candidates(const Case &k) {
                     seen.push_back(key);
                     for (int batch : {8, 16}) {
                         if (batch == 16 && (!wide16 || threads > 512)) continue;
-                        for (bool one : {false, true}) {
-                            Candidate c;
-                            c.family = kSplit;
-                            c.threads = threads;
-                            c.chunks = chunks;
-                            c.chunk_len = len;
-                            c.batch = batch;
-                            c.one_launch = one;
-                            std::snprintf(name, sizeof name, "split t%d c%lld b%d", threads, (long long)chunks, batch);
-                            c.shape_key = name;
-                            add(c, one ? "one" : "two");
-                        }
+                        Candidate c;
+                        c.family = kSplit;
+                        c.threads = threads;
+                        c.chunks = chunks;
+                        c.chunk_len = len;
+                        c.batch = batch;
+                        std::snprintf(name, sizeof name, "split t%d c%lld b%d", threads, (long long)chunks, batch);
+                        c.shape_key = name;
+                        add(c, "two");
                     }
                 }
         }
@@ -585,21 +553,17 @@ std::vector<Candidate> candidates(const Case &k) {
                     for (int64_t chunks : chunk_options) {
                         // A handful of blocks each walking a long axis: never the fastest.
                         if (chunks == 1 && tiles < g_sms / 4 && L > 4 * by * 16) continue;
-                        for (bool one : {false, true}) {
-                            if (chunks == 1 && one) continue;
-                            Candidate c;
-                            c.family = kTile;
-                            c.vec = int(V);
-                            c.threads = threads;
-                            c.lanes = int(bx);
-                            c.chunks = chunks;
-                            c.chunk_len = ceil_div(L, chunks);
-                            c.one_launch = one;
-                            std::snprintf(name, sizeof name, "tile v%lld t%d bx%lld c%lld", (long long)V, threads,
-                                          (long long)bx, (long long)chunks);
-                            c.shape_key = name;
-                            add(c, chunks == 1 ? "" : one ? "one" : "two");
-                        }
+                        Candidate c;
+                        c.family = kTile;
+                        c.vec = int(V);
+                        c.threads = threads;
+                        c.lanes = int(bx);
+                        c.chunks = chunks;
+                        c.chunk_len = ceil_div(L, chunks);
+                        std::snprintf(name, sizeof name, "tile v%lld t%d bx%lld c%lld", (long long)V, threads,
+                                      (long long)bx, (long long)chunks);
+                        c.shape_key = name;
+                        add(c, chunks == 1 ? "" : "two");
                     }
                 }
             }
@@ -736,10 +700,9 @@ struct Suggestion {
     double plan_us = 0, best_us = 0, best_hot = 0, best_dram = 0, peer_hot = 0, peer_dram = 0;
 };
 std::vector<Suggestion> g_suggestions;
-std::vector<Suggestion> g_usable;  // the same, among the forms usable with any workspace contents
 
-// Twins: (the slower form's time / the other's) at equal launch shape, hot + dram.
-std::map<std::string, std::vector<double>> g_twins;  // "one/two", "b16/b8"
+// Twins: (one form's time / the other's) at equal launch shape, hot + dram.
+std::map<std::string, std::vector<double>> g_twins;  // "b16/b8"
 
 template <typename T>
 void run_case(const Case &k) {
@@ -825,7 +788,6 @@ void run_case(const Case &k) {
         dram_us.resize(list.size(), -1);
         const Candidate &c = list[i];
         const T *x = reinterpret_cast<const T *>(in);
-        CK(cudaMemsetAsync(g_ws.counters, 0, g_ws.ncounters * sizeof(unsigned), g_stream));
         launch<T>(c, k, x, out);
         CK(cudaMemsetAsync(out, 0xFF, size_t(nout) * sizeof(T), g_stream));  // NaN in every dtype
         launch<T>(c, k, x, out);
@@ -864,23 +826,6 @@ void run_case(const Case &k) {
         }
     };
     for (size_t i = 0; i < list.size(); ++i) measure(i);
-    // The fastest one-launch form again with its counters zeroed by a memset
-    // before every call: the form a library whose workspace arrives with any
-    // contents can use.
-    {
-        size_t one = 0;
-        for (size_t i = 1; i < list.size(); ++i)
-            if (list[i].one_launch && hot_us[i] > 0 &&
-                (one == 0 || hot_us[i] + dram_us[i] < hot_us[one] + dram_us[one]))
-                one = i;
-        if (one > 0) {
-            Candidate c = list[one];
-            c.memset_first = true;
-            c.name += "+memset";
-            list.push_back(c);
-            measure(list.size() - 1);
-        }
-    }
 
     const Peer *peer = nullptr;
     for (const Peer &p : kPeers)
@@ -929,20 +874,6 @@ void run_case(const Case &k) {
                 g.best = list[i];
             }
         g_suggestions.push_back(g);
-        // The same among the forms the library can use as its workspace
-        // contract stands (any contents on entry): not the one-launch forms
-        // whose counters were zeroed only once.
-        Suggestion u = g;
-        u.best_us = 0;
-        for (size_t i = 1; i < list.size(); ++i)
-            if (hot_us[i] > 0 && !(list[i].one_launch && !list[i].memset_first) &&
-                (u.best_us == 0 || hot_us[i] + dram_us[i] < u.best_us)) {
-                u.best_us = hot_us[i] + dram_us[i];
-                u.best_hot = hot_us[i];
-                u.best_dram = dram_us[i];
-                u.best = list[i];
-            }
-        g_usable.push_back(u);
     }
     // Twins at equal launch shape.
     for (size_t i = 1; i < list.size(); ++i)
@@ -950,10 +881,8 @@ void run_case(const Case &k) {
             if (hot_us[i] <= 0 || hot_us[j] <= 0) continue;
             const Candidate &a = list[i], &b = list[j];
             const double ratio = (hot_us[i] + dram_us[i]) / (hot_us[j] + dram_us[j]);
-            if (a.shape_key == b.shape_key && a.one_launch && !b.one_launch && a.chunks > 1)
-                g_twins[a.memset_first ? "one+memset/two" : "one/two"].push_back(ratio);
             if (a.family == b.family && a.family != kTile && a.batch == 16 && b.batch == 8 && a.threads == b.threads &&
-                a.chunks == b.chunks && a.one_launch == b.one_launch && a.memset_first == b.memset_first)
+                a.chunks == b.chunks)
                 g_twins["b16/b8"].push_back(ratio);
         }
 
@@ -1051,10 +980,7 @@ int main(int argc, char **argv) {
     oprt_set_backend(OPRT_BACKEND_NVIDIA);
     CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
     g_ws.partial_floats = size_t(64) << 20;  // 256 MiB: the widest split's partial rows fit
-    g_ws.ncounters = size_t(1) << 20;
     CK(cudaMalloc(&g_ws.partial, g_ws.partial_floats * sizeof(float)));
-    CK(cudaMalloc(&g_ws.counters, g_ws.ncounters * sizeof(unsigned)));
-    CK(cudaMemset(g_ws.counters, 0, g_ws.ncounters * sizeof(unsigned)));
 
     for (const Case &k : run) {
         if (listed(dtypes, "f32")) run_case<float>(k);
@@ -1079,7 +1005,7 @@ int main(int argc, char **argv) {
     auto entries = [](const std::vector<Suggestion> &list, const char *title) {
         std::printf("\n%s: plan entries where a candidate beats the plan by > 2%% (hot + dram),\n"
                     "{esize, rows, cols, dim, \"family\", threads, lanes_or_bx, vec (tile), batch, chunks, "
-                    "chunk_len, one_launch (2: after a memset)}:\n",
+                    "chunk_len}:\n",
                     title);
         for (const Suggestion &g : list) {
             const Candidate &b = g.best;
@@ -1087,10 +1013,10 @@ int main(int argc, char **argv) {
             std::snprintf(tail, sizeof tail, "// %s %s: %s %.2f -> %s %.2f us (hot + dram)", case_name(g.k).c_str(),
                           g.dtype.c_str(), g.plan_kernel.c_str(), g.plan_us, b.name.c_str(), g.best_us);
             if (g.best_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.best_us)) {
-                std::printf("    {%d, %lld, %lld, %d, \"%s\", %d, %d, %d, %d, %lld, %lld, %d},  %s",
+                std::printf("    {%d, %lld, %lld, %d, \"%s\", %d, %d, %d, %d, %lld, %lld},  %s",
                             g.dtype == "f32" ? 4 : 2, (long long)g.k.rows, (long long)g.k.cols, g.k.dim,
                             family_name(b.family), b.threads, b.lanes, b.vec, b.batch, (long long)b.chunks,
-                            (long long)b.chunk_len, b.one_launch ? (b.memset_first ? 2 : 1) : 0, tail);
+                            (long long)b.chunk_len, tail);
             } else {
                 std::printf("    %s; keep the plan", tail);
             }
@@ -1101,16 +1027,13 @@ int main(int argc, char **argv) {
             std::printf("\n");
         }
     };
-    entries(g_suggestions, "Every form (one-launch counters zeroed once, as a workspace the library keeps zeroed would be)");
-    entries(g_usable, "Forms usable with any workspace contents (the contract today)");
+    entries(g_suggestions, "Every form");
     std::printf("\nWhere an entry goes in ops/reduce_sum/nvidia/reduce_sum_cuda.cu: group -> rows_choice (lanes; "
                 "kGroupThreads = threads); block -> rows_choice (threads) and launch_rows (batch: the kernel's "
-                "kBatch); split -> plan()'s rows_split branch (kSplitThreads, chunks; one_launch: a new kernel id "
-                "whose run_typed case launches reduce_rows_split_kernel<T, T, batch, true>, after a memset of "
-                "rows counters for one_launch 2); cluster -> the rows_cluster branch (kClusterRowThreads, C = "
-                "chunks); tile -> tile_shape / kMinTileRowBytes (bx), kInnerThreads (threads), the V choice "
-                "(vec), the chunk rule (kResidentBlocksPerSm, kMinChunkRows), and for one_launch a new kernel id "
-                "launching reduce_inner_tile_kernel<T, T, V, true> with InnerParams::arrived.\n");
+                "kBatch); split -> plan()'s rows_split branch (kSplitThreadsF32 / kSplitThreads16, chunks, "
+                "batch); cluster -> the rows_cluster branch (kClusterRowThreads, C = chunks); tile -> the "
+                "inner rules of plan() (kOnePassMaxElements, kTall*, tile_shape / kMinTileRowBytes: bx, "
+                "threads, the V choice: vec, the chunk rule: kResidentBlocksPerSm, kMinChunkRows).\n");
 
     // The forms against their twins at equal launch shape.
     std::printf("\nForms against their twins at equal launch shape (time ratio, hot + dram; < 1: the first is faster):\n");
@@ -1124,7 +1047,6 @@ int main(int argc, char **argv) {
                     kv.first.c_str(), v.size(), v.front(), v[v.size() / 2], v.back(), wins);
     }
     CK(cudaFree(g_ws.partial));
-    CK(cudaFree(g_ws.counters));
     CK(cudaStreamDestroy(g_stream));
     std::printf("\n%.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count());
     return 0;
