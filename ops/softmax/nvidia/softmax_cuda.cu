@@ -96,7 +96,7 @@ enum Kernel : int32_t {
 // `threads` threads a row, `vecs` 16-byte vectors a thread (threads * vecs *
 // 16 / esize >= max_cols; threads 4-32 or whole warps up to 1024, powers of
 // two; vecs * 16 / esize <= 32 values a thread); `min_blocks` blocks per SM
-// asked of ptxas, `staged` loads through shared memory (rows_registers.cuh).
+// asked of ptxas (0: none), `staged` loads through shared memory (rows_registers.cuh).
 // Order: within each part by max_cols, for one band the smaller row bounds first.
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
@@ -105,7 +105,7 @@ struct RegisterRows {
     int64_t max_rows_per_sm;
     int threads;
     int vecs;
-    int min_blocks = 1;
+    int min_blocks = 0;  // 0: no bound (ptxas chooses)
     bool staged = false;
 };
 constexpr RegisterRows kRegisterRows[] = {

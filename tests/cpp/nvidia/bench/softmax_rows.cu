@@ -130,7 +130,7 @@ using LaunchFn = void (*)(const void *in, void *out, int64_t rows, int64_t L, cu
 // at most), bit 1 stages the loads through shared memory.
 template <typename T, int kT, int kV, int kVariant>
 void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
-    constexpr int kB = (kVariant & 1) ? 1024 / sm::register_rows_block<kT>() : 1;
+    constexpr int kB = (kVariant & 1) ? 1024 / sm::register_rows_block<kT>() : 0;
     sm::launch_register_rows<T, kT, kV, kB, (kVariant & 2) != 0>(static_cast<const T *>(in), static_cast<T *>(out),
                                                                rows, L, true, rows_index(L), s);
 }
@@ -181,7 +181,7 @@ LaunchFn new_fn(int threads, int vecs, int variant = 0) {
 struct Candidate {
     std::string name;
     int new_threads = 0, new_vecs = 0;  // the kernel's shape
-    int new_min_blocks = 1;
+    int new_min_blocks = 0;  // 0: no bound
     bool new_staged = false;
     LaunchFn fn = nullptr;
     oprt_softmax_descriptor_t plan = nullptr;  // the library
@@ -228,7 +228,7 @@ std::vector<Candidate> candidates(int64_t L) {
             if (c.fn == nullptr) continue;
             c.new_threads = threads;
             c.new_vecs = v;
-            c.new_min_blocks = (variant & 1) ? 1024 / (threads <= 32 ? 128 : threads) : 1;  // register_rows_block
+            c.new_min_blocks = (variant & 1) ? 1024 / (threads <= 32 ? 128 : threads) : 0;  // register_rows_block
             c.new_staged = (variant & 2) != 0;
             const bool tri = variant == 0 && threads == tri_threads && v == tri_vecs;
             tri_listed = tri_listed || tri;
@@ -434,7 +434,7 @@ void run_case(int64_t rows, int64_t L) {
     }
 
     {
-        Suggestion g{int64_t(sizeof(T)), rows, L, dtype_name<T>(), hot_us[0] + dram_us[0], 0, 0, 0, 1, false};
+        Suggestion g{int64_t(sizeof(T)), rows, L, dtype_name<T>(), hot_us[0] + dram_us[0], 0, 0, 0, 0, false};
         for (size_t i = 1; i < list.size(); ++i)
             if (list[i].new_threads > 0 && hot_us[i] > 0 && (g.new_us == 0 || hot_us[i] + dram_us[i] < g.new_us)) {
                 g.new_us = hot_us[i] + dram_us[i];
