@@ -67,6 +67,7 @@
 #include "operator_runtime/api.h"
 #include "operator_runtime/ops/reduce_sum.h"
 #include "ops/reduce_sum/nvidia/kernel.cuh"
+#include "tests/cpp/nvidia/bench/bench_dtypes.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace rs = oprt::reduce_sum::gpu_kernels;
@@ -574,26 +575,6 @@ std::vector<Candidate> candidates(const Case &k) {
 
 // ---- Data and checks ------------------------------------------------------------------
 
-template <typename T>
-T from_float(float f);
-template <>
-float from_float<float>(float f) { return f; }
-template <>
-__half from_float<__half>(float f) { return __float2half_rn(f); }
-template <>
-__nv_bfloat16 from_float<__nv_bfloat16>(float f) { return __float2bfloat16_rn(f); }
-double to_double(float f) { return f; }
-double to_double(__half h) { return __half2float(h); }
-double to_double(__nv_bfloat16 b) { return __bfloat162float(b); }
-
-template <typename T>
-const char *dtype_name() {
-    return sizeof(T) == 4 ? "f32" : std::is_same<T, __half>::value ? "f16" : "bf16";
-}
-template <typename T>
-oprt_dtype_t dtype_enum() {
-    return sizeof(T) == 4 ? OPRT_DTYPE_F32 : std::is_same<T, __half>::value ? OPRT_DTYPE_F16 : OPRT_DTYPE_BF16;
-}
 // Relative error of rounding a sum to T (about one unit in the last place).
 template <typename T>
 double out_rtol() {
@@ -630,7 +611,7 @@ void reference(const std::vector<T> &x, const Case &k, std::vector<double> &want
         parallel_for(R, [&](int64_t b, int64_t e, int64_t) {
             for (int64_t r = b; r < e; ++r)
                 for (int64_t j = 0; j < C; ++j) {
-                    const double v = to_double(x[size_t(r * C + j)]);
+                    const double v = to_float(x[size_t(r * C + j)]);
                     want[size_t(r)] += v;
                     mag[size_t(r)] += std::fabs(v);
                 }
@@ -641,7 +622,7 @@ void reference(const std::vector<T> &x, const Case &k, std::vector<double> &want
         parallel_for(C, [&](int64_t b, int64_t e, int64_t) {
             for (int64_t r = 0; r < R; ++r)
                 for (int64_t j = b; j < e; ++j) {
-                    const double v = to_double(x[size_t(r * C + j)]);
+                    const double v = to_float(x[size_t(r * C + j)]);
                     want[size_t(j)] += v;
                     mag[size_t(j)] += std::fabs(v);
                 }
@@ -652,7 +633,7 @@ void reference(const std::vector<T> &x, const Case &k, std::vector<double> &want
         parallel_for(n, [&](int64_t b, int64_t e, int64_t part) {
             double a = 0, am = 0;
             for (int64_t i = b; i < e; ++i) {
-                const double v = to_double(x[size_t(i)]);
+                const double v = to_float(x[size_t(i)]);
                 a += v;
                 am += std::fabs(v);
             }
@@ -678,7 +659,7 @@ bool check(const std::vector<T> &got, const std::vector<double> &want, const std
     const double levels = std::max(1.0, std::log2(double(reduced)));
     for (size_t i = 0; i < want.size(); ++i) {
         const double tol = out_rtol<T>() * std::fabs(want[i]) + 1e-6 * mag[i] * levels;
-        const double err = std::fabs(to_double(got[i]) - want[i]);
+        const double err = std::fabs(to_float(got[i]) - want[i]);
         if (!(err <= tol)) ok = false;
         *worst = std::max(*worst, std::isnan(err) ? 1e30 : err / tol);
     }

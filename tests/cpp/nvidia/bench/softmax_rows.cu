@@ -62,6 +62,7 @@
 #include "operator_runtime/ops/softmax.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
+#include "tests/cpp/nvidia/bench/bench_dtypes.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;
@@ -254,26 +255,6 @@ std::vector<Candidate> candidates(int64_t L) {
 
 // ---- Data and checks ------------------------------------------------------------------
 
-template <typename T>
-T from_float(float f);
-template <>
-float from_float<float>(float f) { return f; }
-template <>
-__half from_float<__half>(float f) { return __float2half_rn(f); }
-template <>
-__nv_bfloat16 from_float<__nv_bfloat16>(float f) { return __float2bfloat16_rn(f); }
-float to_float(float f) { return f; }
-float to_float(__half h) { return __half2float(h); }
-float to_float(__nv_bfloat16 b) { return __bfloat162float(b); }
-
-template <typename T>
-const char *dtype_name() {
-    return sizeof(T) == 4 ? "f32" : std::is_same<T, __half>::value ? "f16" : "bf16";
-}
-template <typename T>
-oprt_dtype_t dtype_enum() {
-    return sizeof(T) == 4 ? OPRT_DTYPE_F32 : std::is_same<T, __half>::value ? OPRT_DTYPE_F16 : OPRT_DTYPE_BF16;
-}
 // The library's test tolerances (tests/cpp/nvidia/op_cases.h, softmax_tol).
 template <typename T>
 double rtol() {

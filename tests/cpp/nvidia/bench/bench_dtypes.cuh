@@ -1,0 +1,31 @@
+// The three element types of the benchmarks on the host: conversions from and to
+// float, and their names and oprt dtypes. Shared by the shape-sweep benchmarks.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <type_traits>
+
+#include "operator_runtime/api.h"
+
+template <typename T>
+T from_float(float f);
+template <>
+inline float from_float<float>(float f) { return f; }
+template <>
+inline __half from_float<__half>(float f) { return __float2half_rn(f); }
+template <>
+inline __nv_bfloat16 from_float<__nv_bfloat16>(float f) { return __float2bfloat16_rn(f); }
+inline float to_float(float f) { return f; }
+inline float to_float(__half h) { return __half2float(h); }
+inline float to_float(__nv_bfloat16 b) { return __bfloat162float(b); }
+
+template <typename T>
+const char *dtype_name() {
+    return sizeof(T) == 4 ? "f32" : std::is_same<T, __half>::value ? "f16" : "bf16";
+}
+template <typename T>
+oprt_dtype_t dtype_enum() {
+    return sizeof(T) == 4 ? OPRT_DTYPE_F32 : std::is_same<T, __half>::value ? OPRT_DTYPE_F16 : OPRT_DTYPE_BF16;
+}
