@@ -67,7 +67,7 @@
 #include "operator_runtime/api.h"
 #include "operator_runtime/ops/reduce_sum.h"
 #include "ops/reduce_sum/nvidia/kernel.cuh"
-#include "tests/cpp/nvidia/bench/bench_dtypes.cuh"
+#include "tests/cpp/nvidia/bench/sweep_common.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace rs = oprt::reduce_sum::gpu_kernels;
@@ -874,18 +874,6 @@ void run_case(const Case &k) {
         }
     CK(cudaFree(in));
     CK(cudaFree(out));
-}
-
-bool listed(const std::string &csv, const std::string &item) {
-    if (csv.empty()) return true;
-    size_t start = 0;
-    while (start <= csv.size()) {
-        const size_t end = csv.find(',', start);
-        if (csv.substr(start, end == std::string::npos ? std::string::npos : end - start) == item) return true;
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
-    return false;
 }
 
 const char *family_name(Family f) {

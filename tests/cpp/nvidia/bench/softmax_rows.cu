@@ -62,7 +62,7 @@
 #include "operator_runtime/ops/softmax.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
-#include "tests/cpp/nvidia/bench/bench_dtypes.cuh"
+#include "tests/cpp/nvidia/bench/sweep_common.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;
@@ -466,18 +466,6 @@ void run_case(int64_t rows, int64_t L) {
         }
     CK(cudaFree(in));
     CK(cudaFree(out));
-}
-
-bool listed(const std::string &csv, const std::string &item) {
-    if (csv.empty()) return true;
-    size_t start = 0;
-    while (start <= csv.size()) {
-        const size_t end = csv.find(',', start);
-        if (csv.substr(start, end == std::string::npos ? std::string::npos : end - start) == item) return true;
-        if (end == std::string::npos) break;
-        start = end + 1;
-    }
-    return false;
 }
 
 }  // namespace

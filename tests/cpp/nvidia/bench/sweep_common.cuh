@@ -1,10 +1,12 @@
-// The three element types of the benchmarks on the host: conversions from and to
-// float, and their names and oprt dtypes. Shared by the shape-sweep benchmarks.
+// Host helpers shared by the shape-sweep benchmarks (softmax_rows.cu,
+// reduce_sum_shapes.cu): the three element types' conversions from and to float,
+// their names and oprt dtypes, and the filter of their comma-separated options.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <string>
 #include <type_traits>
 
 #include "operator_runtime/api.h"
@@ -28,4 +30,17 @@ const char *dtype_name() {
 template <typename T>
 oprt_dtype_t dtype_enum() {
     return sizeof(T) == 4 ? OPRT_DTYPE_F32 : std::is_same<T, __half>::value ? OPRT_DTYPE_F16 : OPRT_DTYPE_BF16;
+}
+
+// Whether `item` is one of the comma-separated items of csv (an empty csv lists everything).
+inline bool listed(const std::string &csv, const std::string &item) {
+    if (csv.empty()) return true;
+    size_t start = 0;
+    while (start <= csv.size()) {
+        const size_t end = csv.find(',', start);
+        if (csv.substr(start, end == std::string::npos ? std::string::npos : end - start) == item) return true;
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return false;
 }
