@@ -1,7 +1,7 @@
 // matmul's tensor-core kernels against cuBLAS: correctness and speed, run by hand on a GPU.
 //
 //   camp_matmul_bench [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=NAMES]] [--bf16-only]
-//                     [--shape=MxNxK]...
+//                     [--rotate] [--shape=MxNxK]...
 //
 // For f16 and bf16, square (1024 .. 8192), skinny (16|64|128 x 4096 x 4096) and odd shapes,
 // and the layouts A row-major with B row- or column-major (plus A column-major on the odd
@@ -15,13 +15,17 @@
 // A kernel whose launch or run reports an error is not run again; a kernel that breaks the
 // CUDA context ends the program (run each kernel in its own process to isolate them).
 // --quick: bf16 4096^3 and the odd shapes. --check-only: no timing (for compute-sanitizer).
-// --sweep: for bf16, also every wgmma variant (tile shape) with each K split that can fill
+// --sweep: for each type, also every wgmma variant (tile shape) with each K split that can fill
 // the GPU ("wg:128x256/s1": 128x256 tiles, K not split; "/d": not split, C stored from
 // registers rather than through shared memory and TMA; NAMES: only these variants,
 // comma-separated, e.g. --sweep=128x256,64x128; --list-variants prints them), checked like the rest,
 // then per case the fastest and what the plan picks now: the figures that set the plan's
 // table in wgmma.cu. Odd shapes run splits 1 and 3 only, for correctness.
 // --shape=MxNxK (repeatable): only these shapes (timed, and checked against cuBLAS).
+// --rotate: the timed calls (cuBLAS's too) cycle through copies of A, B and C that add up to
+// 4x the L2 (at least 2 copies), so each call reads its operands from DRAM: the "dram"
+// condition of tests/run_ops.py, the one docs/kernels/matmul.md reports. Without it one set
+// is replayed and B of a skinny product stays in the L2 ("hot"). Only the first set is checked.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -48,6 +52,8 @@ using namespace gemm_check;
 using oprt::matmul::GemmArgs;
 bool g_timing = true;
 bool g_sweep = false;
+bool g_rotate = false;  // --rotate
+int64_t g_l2_bytes = 0;
 std::string g_match;  // --sweep=NAMES: the variants to sweep, comma-separated (all when empty)
 int g_sms = 1;
 
@@ -124,6 +130,31 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             fill<<<1024, 256, 0, stream>>>(b, b_outer, b_inner, b_ld, 2);
             CK(cudaGetLastError());
             g.a = a, g.b = b;
+            // --rotate: sets[0] is (a, b, c, c_blas); the others are copies, used by the timed calls only.
+            struct Set {
+                T *a, *b, *c, *c_blas;
+            };
+            std::vector<Set> sets = {{a, b, c, c_blas}};
+            if (g_rotate) {
+                const int64_t set_bytes = (a_outer * a_ld + b_outer * b_ld + 2 * sh.m * sh.n) * int64_t(sizeof(T));
+                const int64_t want = (4 * g_l2_bytes + set_bytes - 1) / set_bytes;
+                const int count = int(want < 2 ? 2 : (want > 16 ? 16 : want));
+                for (int i = 1; i < count; ++i) {
+                    Set x{};
+                    CK(cudaMalloc(&x.a, a_outer * a_ld * sizeof(T)));
+                    CK(cudaMalloc(&x.b, b_outer * b_ld * sizeof(T)));
+                    CK(cudaMalloc(&x.c, sh.m * sh.n * sizeof(T)));
+                    CK(cudaMalloc(&x.c_blas, sh.m * sh.n * sizeof(T)));
+                    CK(cudaMemcpyAsync(x.a, a, a_outer * a_ld * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+                    CK(cudaMemcpyAsync(x.b, b, b_outer * b_ld * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+                    sets.push_back(x);
+                }
+            }
+            size_t turn = 0;  // the set of the next timed call
+            auto next_set = [&]() -> const Set & {
+                turn = (turn + 1) % sets.size();
+                return sets[turn];
+            };
             const float floor = float(std::sqrt(double(sh.k)) / 3.0);
             const double flops = 2.0 * double(sh.m) * double(sh.n) * double(sh.k);
             char shape[64];
@@ -137,14 +168,14 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             // cuBLAS, column-major: C^T (N x M, ld c_row) = B^T A^T. A row-major buffer read
             // column-major is the transpose, so row-major operands go in untransposed.
             const float one = 1.f, zero = 0.f;
-            auto blas = [&] {
+            auto blas = [&](const Set &x) {
                 return cublasGemmEx(handle, lay.b_row ? CUBLAS_OP_N : CUBLAS_OP_T, lay.a_row ? CUBLAS_OP_N : CUBLAS_OP_T,
-                                    int(sh.n), int(sh.m), int(sh.k), &one, b, cuda_type, int(b_ld), a, cuda_type,
-                                    int(a_ld), &zero, c_blas, cuda_type, int(sh.n), CUBLAS_COMPUTE_32F,
+                                    int(sh.n), int(sh.m), int(sh.k), &one, x.b, cuda_type, int(b_ld), x.a, cuda_type,
+                                    int(a_ld), &zero, x.c_blas, cuda_type, int(sh.n), CUBLAS_COMPUTE_32F,
                                     CUBLAS_GEMM_DEFAULT);
             };
             CK(cudaMemsetAsync(c_blas, 0xFF, sh.m * sh.n * sizeof(T), stream));
-            if (blas() != CUBLAS_STATUS_SUCCESS) {
+            if (blas(sets[0]) != CUBLAS_STATUS_SUCCESS) {
                 std::printf("%s %s %s cublas: cublasGemmEx failed\n", shape, dname, lay.name);
                 std::exit(1);
             }
@@ -157,7 +188,7 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                 CK(cudaGetLastError());
                 blas_err = error_vs(c_blas, true);
             }
-            const double blas_s = seconds([&] { blas(); }, stream);
+            const double blas_s = seconds([&] { blas(next_set()); }, stream);
             std::printf("%-16s %-4s %-11s %-16s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name, "cublas",
                         blas_s * 1e6, flops / blas_s * 1e-12, 100.0, blas_err,
                         sh.odd ? (blas_err <= tol ? "PASS(vs naive)" : "FAIL(vs naive)") : "reference");
@@ -250,7 +281,14 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                     err = std::isnan(err) || std::isnan(e_naive) ? double(NAN) : std::fmax(err, e_naive);
                 }
                 const bool pass = std::isfinite(err) && err <= tol;
-                const double s = seconds([&] { launch(); }, stream);
+                const double s = seconds(
+                    [&] {
+                        const Set &x = next_set();
+                        GemmArgs gx = gk;
+                        gx.a = x.a, gx.b = x.b, gx.c = x.c;
+                        run.launch(gx, ws);
+                    },
+                    stream);
                 std::printf("%-16s %-4s %-11s %-16s %9.1f us %7.1f TFLOPS %6.1f%% %9.2e %s\n", shape, dname, lay.name,
                             kname, s * 1e6, flops / s * 1e-12, 100.0 * blas_s / s, err, pass ? "PASS" : "FAIL");
                 ++(pass ? totals.pass : totals.fail);
@@ -259,15 +297,21 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             }
             if (!best_name.empty() && g_timing) {
                 const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms);
-                std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS; the plan picks %s/s%d\n", shape, dname,
-                            lay.name, best_name.c_str() + 3, best_s * 1e6, 100.0 * blas_s / best_s,
-                            mm::wgmma_variant_name(plan.variant), plan.splits);
+                std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS (%s); the plan picks %s/s%d\n", shape,
+                            dname, lay.name, best_name.c_str() + 3, best_s * 1e6, 100.0 * blas_s / best_s,
+                            g_rotate ? "dram" : "hot", mm::wgmma_variant_name(plan.variant), plan.splits);
             }
             CK(cudaFree(a));
             CK(cudaFree(b));
             CK(cudaFree(c));
             CK(cudaFree(c_blas));
             if (ref) CK(cudaFree(ref));
+            for (size_t i = 1; i < sets.size(); ++i) {
+                CK(cudaFree(sets[i].a));
+                CK(cudaFree(sets[i].b));
+                CK(cudaFree(sets[i].c));
+                CK(cudaFree(sets[i].c_blas));
+            }
             std::fflush(stdout);
         }
     }
@@ -286,6 +330,7 @@ int main(int argc, char **argv) {
         else if (std::strncmp(argv[i], "--kernel=", 9) == 0) only = argv[i] + 9;
         else if (std::strcmp(argv[i], "--sweep") == 0) g_sweep = true;
         else if (std::strcmp(argv[i], "--bf16-only") == 0) bf16_only = true;
+        else if (std::strcmp(argv[i], "--rotate") == 0) g_rotate = true;
         else if (std::strncmp(argv[i], "--sweep=", 8) == 0) g_sweep = true, g_match = argv[i] + 8;
         else if (long long m, n, k; std::sscanf(argv[i], "--shape=%lldx%lldx%lld", &m, &n, &k) == 3 && m > 0 && n > 0 && k > 0)
             picked.push_back({m, n, k, false});
@@ -295,7 +340,7 @@ int main(int argc, char **argv) {
         }
         else {
             std::printf("usage: %s [--quick] [--check-only] [--kernel=mma_sync|wgmma|all] [--sweep[=NAMES]] [--bf16-only] "
-                        "[--shape=MxNxK]...\n", argv[0]);
+                        "[--rotate] [--shape=MxNxK]...\n", argv[0]);
             return 1;
         }
     }
@@ -309,6 +354,8 @@ int main(int argc, char **argv) {
     std::printf("device: %s (compute capability %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
                 prop.multiProcessorCount);
     g_sms = prop.multiProcessorCount;
+    g_l2_bytes = prop.l2CacheSize;
+    std::printf("timed calls: %s\n", g_rotate ? "dram (buffer sets cycled through 4x the L2)" : "hot (one buffer set)");
 
     std::vector<std::string> kernels;
     if (only == "all" || only == "mma_sync") kernels.push_back("mma_sync");
@@ -343,7 +390,7 @@ int main(int argc, char **argv) {
                 "cuBLAS", "max_err", "check");
     Totals totals;
     run_dtype<__nv_bfloat16>(true, g_sweep, all, kernels, handle, stream, dead, totals);
-    if (!bf16_only) run_dtype<__half>(false, false, quick ? odd : all, kernels, handle, stream, dead, totals);
+    if (!bf16_only) run_dtype<__half>(false, g_sweep, quick ? odd : all, kernels, handle, stream, dead, totals);
     cublasDestroy(handle);
     CK(cudaStreamDestroy(stream));
     std::printf("summary: pass %d fail %d skipped %d\n", totals.pass, totals.fail, totals.skip);
