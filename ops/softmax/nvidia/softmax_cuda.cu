@@ -198,59 +198,45 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
                                static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
         return OPRT_SUCCESS;
     }
+    default: break;
+    }
+    // The slice kernels: other layouts, and the ladder's plain steps.
+    SliceParams q;
+    q.outer = p.outer;
+    q.inner = p.inner;
+    q.L = L;
+    q.S_in = p.in_axis_stride;
+    q.S_out = p.out_axis_stride;
+    q.ix = ix;
+    const int64_t slices = p.outer * p.inner;
+    const unsigned warp_blocks =  // warp_fused, online: a warp a slice
+        unsigned(clamp64(ceil_div(slices, kLadderWarpThreads / dev::kWarpSize), 1, kMaxGridBlocks));
+    switch (p.kernel) {
     case kStridedThread:
-    case kStridedTile: {
-        SliceParams q;
-        q.outer = p.outer;
-        q.inner = p.inner;
-        q.L = L;
-        q.in_stride = p.in_axis_stride;
-        q.out_stride = p.out_axis_stride;
-        q.ix = ix;
-        if (p.kernel == kStridedThread) {
-            const int64_t blocks = clamp64(ceil_div(p.outer * p.inner, kStridedThreads), 1, kMaxGridBlocks);
-            gpu::launch_overlapped(&softmax_strided_thread_kernel<T>, unsigned(blocks), kStridedThreads, 0, stream, in,
-                                   out, q);
-        } else {
-            q.bx = int32_t(p.launch[0]);
-            q.by = int32_t(p.launch[1]);
-            q.tiles = ceil_div(p.inner, q.bx);
-            const int64_t blocks = clamp64(p.outer * q.tiles, 1, kMaxGridBlocks);
-            gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, unsigned(blocks), unsigned(q.bx * q.by), 0, stream,
-                                   in, out, q);
-        }
-        return OPRT_SUCCESS;
+        gpu::launch_overlapped(&softmax_strided_thread_kernel<T>,
+                               unsigned(clamp64(ceil_div(slices, kStridedThreads), 1, kMaxGridBlocks)),
+                               kStridedThreads, 0, stream, in, out, q);
+        break;
+    case kStridedTile:
+        q.bx = int32_t(p.launch[0]);
+        q.by = int32_t(p.launch[1]);
+        q.tiles = ceil_div(p.inner, q.bx);
+        gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, unsigned(clamp64(p.outer * q.tiles, 1, kMaxGridBlocks)),
+                               unsigned(q.bx * q.by), 0, stream, in, out, q);
+        break;
+    case kThreePass: {  // a thread a slice; every slice's max and sum in the workspace
+        float *m = gpu::aligned_workspace<float>(args.workspace), *s = m + slices;
+        const unsigned blocks = unsigned(clamp64(ceil_div(slices, kLadderWarpThreads), 1, kMaxGridBlocks));
+        softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
+        softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
+        softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
+        break;
     }
-    case kThreePass:
-    case kWarpFused:
-    case kOnline: {
-        SliceSoftmax q;
-        q.outer = p.outer;
-        q.inner = p.inner;
-        q.L = L;
-        q.S_in = p.in_axis_stride;
-        q.S_out = p.out_axis_stride;
-        q.ix = ix;
-        const int64_t slices = p.outer * p.inner;
-        if (p.kernel == kThreePass) {
-            float *m = gpu::aligned_workspace<float>(args.workspace);
-            float *s = m + slices;
-            const unsigned blocks = unsigned(clamp64(ceil_div(slices, kLadderWarpThreads), 1, kMaxGridBlocks));
-            softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
-            softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
-            softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
-            return OPRT_SUCCESS;
-        }
-        const int64_t warps = kLadderWarpThreads / dev::kWarpSize;
-        const unsigned blocks = unsigned(clamp64(ceil_div(slices, warps), 1, kMaxGridBlocks));
-        if (p.kernel == kWarpFused)
-            softmax_warp_fused_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
-        else
-            softmax_online_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
-        return OPRT_SUCCESS;
+    case kWarpFused: softmax_warp_fused_kernel<T><<<warp_blocks, kLadderWarpThreads, 0, stream>>>(in, out, q); break;
+    case kOnline: softmax_online_kernel<T><<<warp_blocks, kLadderWarpThreads, 0, stream>>>(in, out, q); break;
+    default: break;
     }
-    default: return OPRT_SUCCESS;
-    }
+    return OPRT_SUCCESS;
 }
 
 // Rows longer than the register kernels take: a block per row, two passes, or
