@@ -3,12 +3,12 @@
 // on store. NaN propagates (through the sum); a slice of all -inf gives NaN,
 // as in PyTorch (exp(-inf - -inf) is NaN).
 //
-// Here: the running (max, sum) rules, the kernels for dense rows longer than
-// the register kernels take (rows_registers.cuh) where the bulk-copy ring
-// (bulk_kernel.cuh) does not run them: a streaming pass that keeps a running
-// (max, sum), then a writing pass, one block per row or split over several
-// blocks per row; and the strided kernels for non-last axes (threads across
-// the inner run, the same running (max, sum), then a writing pass).
+// Kernels by row length (dense rows): a group of threads per row with the
+// row in registers (rows_registers.cuh); a block per row with the row in
+// shared memory; longer rows: a streaming pass that keeps a
+// running (max, sum) followed by a writing pass, one block per row or split
+// over several blocks per row. Non-last axes take a strided path: threads
+// across the inner run, the same running (max, sum), then a writing pass.
 #pragma once
 
 #include <cstdint>
@@ -123,7 +123,7 @@ __device__ __forceinline__ RowHead row_head(const T *x, const T *y, int64_t L, i
     }
 }
 
-// ---- Streaming spans ------------------------------------------------------------
+// ---- Streaming spans (rows longer than shared memory holds) ----------------------
 
 // Running (max, sum) of x[0..n) over nt cooperating threads: vectors after
 // the elements before x's first 16-byte boundary; four vectors in flight.
@@ -181,14 +181,130 @@ __device__ __forceinline__ void span_write(const T *__restrict__ x, T *__restric
         y[i] = dev::from_f32<T>(exp_f32(dev::to_f32(x[i]) - m) * inv);
 }
 
-// ---- Long rows: two streaming passes ------------------------------------------
+// ---- Dense rows held in shared memory, one block per row -----------------------------
+
+// Geometry of the shared-memory kernel, by value in its parameters.
+struct SmemRows {
+    int64_t rows = 0;
+    int64_t L = 0;
+    int64_t cached = 0;  // of a row, the elements kept in shared memory (a multiple of the vector width)
+    OuterIndex ix;
+};
+
+// Softmax of rows held in shared memory, one block per row.
+// Idea: HBM is read once: the block keeps the row in shared memory as f32; a
+// block max, the exps stored in place, a block sum, and the write pass scales
+// what is on chip. A row larger than shared memory streams its tail twice,
+// last in the read pass and first in the write pass, so the second read comes
+// from L2. Each thread reads back only the shared-memory slots it wrote, so the
+// row itself needs no barrier. (The same row split over a thread-block cluster,
+// joined through distributed shared memory, measured slower on the H200 than
+// the two-pass kernel for every row length tried, 32K to 2^20 columns:
+// docs/kernels/softmax.md, "Tried and measured slower".)
+template <typename T>
+__global__ void __launch_bounds__(512)
+softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows p) {
+    gpu::enter_overlapped_kernel();
+    constexpr int P = gpu::vector_width<T>();
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    float *buf = reinterpret_cast<float *>(smem_raw);
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    const int64_t tid = threadIdx.x, nt = blockDim.x;
+    for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x) {
+        int64_t io, oo;
+        p.ix.offsets(row, &io, &oo);
+        const int64_t n = p.L;
+        // The row's elements before its first 16-byte boundary (row_head) go
+        // with the streamed tail; the cached part starts at the boundary.
+        const RowHead rh = row_head<true>(in + io, out + oo, n, nt);
+        const T *head_x = in + io;
+        T *head_y = out + oo;
+        const T *x = head_x + rh.head;
+        T *y = head_y + rh.head;
+        const int64_t nh = n - rh.head;  // elements from the boundary on
+        const int64_t cached = nh < p.cached ? nh : p.cached;
+        const int64_t cv = rh.vec ? cached / P : 0;  // vectors of the cached part; the rest one by one
+
+        // Read pass: the cached part into shared memory as f32, four vectors in
+        // flight (eight measured slower: 2116 against 2712 GB/s at 16384 bf16).
+        float m = neg_inf();
+        int64_t q = tid;
+        for (; q + 3 * nt < cv; q += 4 * nt) {
+            Vec<T, P> v[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) v[u] = gpu::load_vec<P>(x + (q + u * nt) * P);
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                Vec<float, P> f;
+#pragma unroll
+                for (int e = 0; e < P; ++e) {
+                    f.v[e] = dev::to_f32(v[u].v[e]);
+                    m = fmaxf(m, f.v[e]);
+                }
+                gpu::store_vec<P>(buf + (q + u * nt) * P, f);
+            }
+        }
+        for (; q < cv; q += nt) {
+            const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+            Vec<float, P> f;
+#pragma unroll
+            for (int e = 0; e < P; ++e) {
+                f.v[e] = dev::to_f32(v.v[e]);
+                m = fmaxf(m, f.v[e]);
+            }
+            gpu::store_vec<P>(buf + q * P, f);
+        }
+        for (int64_t i = cv * P + tid; i < cached; i += nt) {
+            buf[i] = dev::to_f32(x[i]);
+            m = fmaxf(m, buf[i]);
+        }
+        // The tail beyond shared memory, streamed (read again from L2 below):
+        // a running (max, sum), rescaled to the row max once that is known.
+        F32Pair tail = rh.head > 0 ? span_stats(head_x, rh.head, tid, nt) : empty_pair();
+        if (cached < nh) tail = CombineOp{}(tail, span_stats(x + cached, nh - cached, tid, nt));
+        m = gpu::block_allreduce(fmaxf(m, tail.a), gpu::MaxOp{}, neg_inf(), scratch);
+
+        // The thread's own slots: exp against the row max, in place. -inf adds
+        // 0, also when the whole row is -inf; that row's sum stays 0 and
+        // 0 * (1 / 0) gives its NaN outputs.
+        float s = tail.b == 0.0f ? 0.0f : tail.b * exp_f32(tail.a - m);
+        for (q = tid; q < cv; q += nt) {
+            Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
+#pragma unroll
+            for (int e = 0; e < P; ++e) {
+                f.v[e] = f.v[e] != neg_inf() ? exp_out<T>(f.v[e] - m) : 0.0f;
+                s += f.v[e];
+            }
+            gpu::store_vec<P>(buf + q * P, f);
+        }
+        for (int64_t i = cv * P + tid; i < cached; i += nt) {
+            buf[i] = buf[i] != neg_inf() ? exp_out<T>(buf[i] - m) : 0.0f;
+            s += buf[i];
+        }
+        s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
+        const float inv = 1.0f / s;
+
+        // Write pass: the streamed tail first (most recently read, still in L2), then shared memory.
+        if (cached < nh) span_write(x + cached, y + cached, nh - cached, m, inv, tid, nt);
+        if (rh.head > 0) span_write(head_x, head_y, rh.head, m, inv, tid, nt);
+        for (q = tid; q < cv; q += nt) {
+            const Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
+            Vec<T, P> v;
+#pragma unroll
+            for (int e = 0; e < P; ++e) v.v[e] = dev::from_f32<T>(f.v[e] * inv);
+            gpu::store_out_vec<P>(y + q * P, v);
+        }
+        for (int64_t i = cv * P + tid; i < cached; i += nt) y[i] = dev::from_f32<T>(buf[i] * inv);
+    }
+}
 
 // Softmax of long rows, one block per row, no workspace.
 // Idea: one streaming pass keeps a running (max, sum) per thread (one rescale
 // per vector), a block reduction joins them, and a second pass writes. The
 // second read of a row follows the first within microseconds, so it mostly
-// hits L2. (Rows of 64K-128K columns held in shared memory, one block or a
-// cluster per row, measured slower on the H200: docs/kernels/softmax.md.)
+// hits L2: measured on the H200 this beats holding rows of 64K-128K columns
+// in shared memory, where one or two blocks per SM stall on every row's
+// reductions (and, over a cluster, on its barriers).
 template <typename T>
 __global__ void __launch_bounds__(1024)
 softmax_rows_long_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,

@@ -3,9 +3,8 @@
 //   warp_fused  one kernel, one warp per slice, the same three loops over memory
 //   online      one warp per slice, one reading pass keeping a running (max, sum),
 //               then the writing pass: the slice is read twice, not three times
-// then the plan's own kernels, "on_chip": rows in registers (rows_registers.cuh),
-// longer ones in two streaming passes (kernel.cuh); "bulk_async": the bulk-copy
-// ring (bulk_kernel.cuh). The plain kernels
+// then the plan's own kernels (kernel.cuh), "on_chip": the row held in
+// registers or shared memory, read once and written once. The plain kernels
 // read element (o, k, i) at in_off(o) + k * S + i, so they run every layout.
 // Special values follow kernel.cuh: NaN propagates through the sum; a slice of
 // all -inf gives NaN (exp(-inf - -inf)); +inf gives NaN (exp(inf - inf)).

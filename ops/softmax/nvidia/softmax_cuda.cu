@@ -5,9 +5,10 @@
 //   dense rows (inner == 1, axis stride 1 in and out):
 //     a kRegisterRows entry holds the row   -> rows_registers (every row up to
 //                                             16384 f32 / 8192 16-bit columns)
-//     longer: rows < SMs (L within one block's shared memory as f32), 2 * SMs
-//       (f32), SMs / 2 (16-bit)             -> split two-pass; else a block per
-//                                             row, two passes
+//     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
+//                                             rows_block_smem
+//     longer: rows < 2 * SMs (f32), < SMs / 2 (16-bit) -> split two-pass; else
+//                                             a block per row, two passes
 //     then on sm_90 (bulk_faster: 16-bit from 2048 columns, f32 beyond 16384,
 //     unless a measured kRegisterRows entry takes the row) -> the bulk-copy ring
 //     (bulk_kernel.cuh): a row per block (16-bit rows of up to 8192 with the
@@ -41,12 +42,15 @@ constexpr const char *kOp = "oprt_execute_softmax";
 constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 
 // AxisPlan::kernel values. launch[] holds, per kernel:
-//   kRowsSplit: [1] chunks per row, [2] chunk length
+//   kRowsBlockSmem: [0] threads, [1] elements per row kept in shared memory
+//   kRowsSplit: [0] threads, [1] chunks per row, [2] chunk length
+//   kRowsLong: [0] threads
 //   kRowsBulk, kRowsBulkClaimed: [0] threads, [1] blocks per row, [2] slice (elements per block),
 //     [3] buffers per block
 //   kStridedTile: [0] bx, [1] by
 //   kRowsRegisters: [0] entry of kRegisterRows
 enum Kernel : int32_t {
+    kRowsBlockSmem = 3,
     kRowsSplit = 4,
     kStridedThread = 5,
     kStridedTile = 6,
@@ -126,7 +130,8 @@ constexpr RegisterRows kRegisterRows[] = {
 constexpr size_t kRegisterRowsCount = std::size(kRegisterRows);
 
 constexpr int64_t kRegisterMaxColsF32 = 16384;  // kRegisterRows' last f32 band
-constexpr int kTwoPassThreads = 1024;  // the two-pass kernels' blocks (their __launch_bounds__)
+constexpr int kLongThreads = 1024;
+constexpr int kSplitThreads = 1024;
 constexpr int kStridedThreads = 256;
 constexpr int64_t kSplitBlocksPerSm = 2;       // 2 x 1024 threads fill an SM
 constexpr int64_t kSlicesPerSmForThreads = 512;
@@ -136,6 +141,15 @@ using gpu::kWorkspaceAlign;
 int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
 
 int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
+
+// f32 elements of a row slice one block can keep in shared memory (a multiple of P).
+int64_t smem_slice_capacity(const gpu::DeviceInfo &info, int64_t P) {
+    const int64_t bytes = int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
+    return bytes > 0 ? bytes / int64_t(sizeof(float)) / P * P : 0;
+}
+
+// Threads of the shared-memory kernel (its __launch_bounds__): two blocks of 512 fit an SM.
+constexpr int kSmemThreads = 512;
 
 // Whether every row of in and out starts on an `align`-byte boundary: the
 // data pointers and every outer stride (in bytes) are multiples of it.
@@ -168,6 +182,29 @@ void launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows,
 }
 
 template <typename T>
+oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gpu::OuterIndex &ix,
+                                dev::stream_t stream) {
+    constexpr int64_t P = gpu::vector_width<T>();
+    gpu::DeviceInfo info;
+    oprt_status_t s = gpu::current_device(kOp, &info);
+    if (s != OPRT_SUCCESS) return s;
+    SmemRows q;
+    q.rows = p.outer;
+    q.L = p.axis_len;
+    q.ix = ix;
+    // The cached part must fit this device's shared memory (planned on another
+    // GPU, the rest streams twice: the same results).
+    const int64_t cap = smem_slice_capacity(info, P);
+    q.cached = p.launch[1] < cap ? p.launch[1] : cap;
+    const size_t smem = size_t(q.cached) * sizeof(float);
+    const void *kernel = reinterpret_cast<const void *>(&softmax_rows_smem_kernel<T>);
+    if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
+    gpu::launch_overlapped(&softmax_rows_smem_kernel<T>, unsigned(clamp64(q.rows, 1, kMaxGridBlocks)),
+                           unsigned(p.launch[0]), smem, stream, in, out, q);
+    return OPRT_SUCCESS;
+}
+
+template <typename T>
 oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
                           dev::stream_t stream);
 
@@ -178,6 +215,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     const gpu::OuterIndex ix = gpu::outer_index(p);
     const int64_t L = p.axis_len, rows = p.outer;
     switch (p.kernel) {
+    case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
     case kRowsRegisters:  // rows off 16-byte boundaries take the kernel's general form
         launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L,
                                    rows_aligned(p, in, out, int64_t(sizeof(T)), gpu::kVectorBytes), ix, stream);
@@ -185,17 +223,18 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
-        gpu::launch_overlapped(&softmax_rows_long_kernel<T>, unsigned(clamp64(rows, 1, kMaxGridBlocks)),
-                               kTwoPassThreads, 0, stream, in, out, rows, L, ix);
+        gpu::launch_overlapped(&softmax_rows_long_kernel<T>, unsigned(clamp64(rows, 1, kMaxGridBlocks)), kLongThreads, 0,
+                               stream, in, out, rows, L, ix);
         return OPRT_SUCCESS;
     case kRowsSplit: {
+        const int threads = int(p.launch[0]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
         F32Pair *stats = gpu::aligned_workspace<F32Pair>(args.workspace);
-        const unsigned blocks = unsigned(clamp64(rows * chunks, 1, kMaxGridBlocks));
-        gpu::launch_overlapped(&softmax_rows_split_stats_kernel<T>, blocks, kTwoPassThreads, 0, stream, in, stats,
-                               rows, L, chunks, chunk_len, ix);
-        gpu::launch_overlapped(&softmax_rows_split_write_kernel<T>, blocks, kTwoPassThreads, 0, stream, in, out,
-                               static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
+        const int64_t blocks = clamp64(rows * chunks, 1, kMaxGridBlocks);
+        gpu::launch_overlapped(&softmax_rows_split_stats_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in,
+                               stats, rows, L, chunks, chunk_len, ix);
+        gpu::launch_overlapped(&softmax_rows_split_write_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in,
+                               out, static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
         return OPRT_SUCCESS;
     }
     default: break;
@@ -239,37 +278,50 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     return OPRT_SUCCESS;
 }
 
-// Rows longer than the register kernels take: a block per row, two passes, or
-// for few rows the same split over blocks, the chunks' (max, sum) in the
-// workspace. Split below SMs rows where one block's shared memory would hold
-// the row as f32 (~57K columns on sm_90), else below 2 * SMs f32 rows and
-// SMs / 2 16-bit ones: the split's extra pass costs 16-bit rows more than
-// idle SMs do (2^20 bf16 columns, 128 rows: 2088 GB/s a block per row, 1066
-// split; H200).
+// Rows longer than the register kernels take: see the table at the top.
+template <typename T>
 oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
-    const int64_t L = p.axis_len, sms = info.sm_count, P = elems_per_vector(p.dtype);
-    const int64_t smem_cols = (int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve)) / 4 / P * P;
-    const int64_t split_below = L <= smem_cols ? sms : P == 4 ? kSplitBlocksPerSm * sms : sms / 2;
-    int64_t chunks = clamp64(ceil_div(kSplitBlocksPerSm * sms, p.outer), 1, ceil_div(L, kTwoPassThreads * P * 4));
-    if (p.outer < split_below && chunks > 1) {
-        const int64_t chunk_len = round_up(ceil_div(L, chunks), 256);
+    constexpr int64_t P = gpu::vector_width<T>();
+    const int64_t L = p.axis_len, sms = info.sm_count;
+    const int64_t cap = smem_slice_capacity(info, P);
+    auto plan_split = [&](int64_t target) {  // true when splitting gives more than one chunk per row
+        const int64_t max_chunks = ceil_div(L, int64_t(kSplitThreads) * P * 4);
+        int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
+        if (chunks <= 1) return false;
+        const int64_t chunk_len = ceil_div(ceil_div(L, chunks), 256) * 256;
         chunks = ceil_div(L, chunk_len);
         p.kernel = kRowsSplit;
         p.kernel_name = "rows_long_split_two_pass";
+        p.launch[0] = kSplitThreads;
         p.launch[1] = chunks;
         p.launch[2] = chunk_len;
         p.workspace_bytes = size_t(p.outer * chunks) * sizeof(F32Pair) + kWorkspaceAlign;
+        return true;
+    };
+    const int64_t split_target = kSplitBlocksPerSm * sms;
+    if (L <= cap) {  // one block's shared memory holds the row
+        if (p.outer < sms && plan_split(split_target)) return OPRT_SUCCESS;
+        p.kernel = kRowsBlockSmem;
+        p.kernel_name = "rows_block_smem";
+        p.launch[0] = kSmemThreads;
+        p.launch[1] = round_up(L, P);
         return OPRT_SUCCESS;
     }
+    // The split's extra pass costs 16-bit rows more than idle SMs do: at 2^20
+    // bf16 columns and 128 rows (one block on each of 128 SMs), 2088 GB/s for
+    // the block-per-row kernel against 1066 split.
+    const int64_t split_below = P == 4 ? split_target : sms / 2;
+    if (p.outer < split_below && plan_split(split_target)) return OPRT_SUCCESS;
     p.kernel = kRowsLong;
     p.kernel_name = "rows_long_block_two_pass";
+    p.launch[0] = kLongThreads;
     return OPRT_SUCCESS;
 }
 
 // Dense rows: rows_registers where a kRegisterRows entry holds the row (the
 // measured entries only where register_rows: the production plan and the bulk
 // kernel's fallback for unaligned data; the ladder's on_chip and bulk_async
-// steps take the unbounded ones), else the two-pass kernels.
+// steps take the unbounded ones), else the shared-memory and two-pass kernels.
 oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool register_rows) {
     const int64_t L = p.axis_len;
     const int64_t esize = elems_per_vector(p.dtype) == 4 ? 4 : 2;
@@ -284,7 +336,12 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool reg
             return OPRT_SUCCESS;
         }
     }
-    return plan_long_rows(p, info);
+    switch (p.dtype) {
+    case OPRT_DTYPE_F32: return plan_long_rows<float>(p, info);
+    case OPRT_DTYPE_F16: return plan_long_rows<dev::half_t>(p, info);
+    case OPRT_DTYPE_BF16: return plan_long_rows<dev::bf16_t>(p, info);
+    }
+    return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
 }
 
 // ---- Rows through bulk asynchronous copies (sm_90) ----------------------------------
@@ -662,6 +719,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
         // wants more workspace than the caller was told to give: the
         // block-per-row two-pass kernel needs none and takes any row.
         dense.kernel = kRowsLong;
+        dense.launch[0] = kLongThreads;
         dense.workspace_bytes = 0;
     }
     return run_typed<T>(dense, args, stream);
@@ -672,6 +730,7 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     if (p.in_numel == 0) {  // nothing will run; any valid choice
         p.kernel = kRowsLong;
         p.kernel_name = "rows_long_block_two_pass";
+        p.launch[0] = kLongThreads;
         return OPRT_SUCCESS;
     }
     gpu::DeviceInfo info;

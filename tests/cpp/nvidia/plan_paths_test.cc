@@ -141,7 +141,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersOnChip) {
             check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
         }
         {
-            ExpectKernel k("rows_long_block_two_pass");  // past the register limit, rows enough to fill the GPU
+            ExpectKernel k("rows_block_smem");  // past the register limit, rows enough to fill the GPU
             check_softmax(dt, {{150, reg_max + 1}}, 1);
         }
     }
@@ -168,13 +168,15 @@ TEST_F(NvidiaPlanPaths, SoftmaxShortRowBenchShapes) {
     }
 }
 
-TEST_F(NvidiaPlanPaths, SoftmaxMidRowsTwoPass) {
+TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
     UseVariant on_chip("on_chip");
     for (oprt_dtype_t dt : all_dtypes()) {
         // Past the register limit with enough rows to fill the GPU: one block
-        // per row, a stats pass then a write pass.
-        ExpectKernel k("rows_long_block_two_pass");
+        // per row, the row in its shared memory (as f32: up to ~57K columns).
+        ExpectKernel k("rows_block_smem");
         check_softmax(dt, {{150, 16385}}, 1);
+        // Exactly 48 KB of dynamic shared memory: with the static part above
+        // the default limit, so the kernel must opt in (it did not, once).
         if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{150, 12288}}, 1);
         check_softmax(dt, {{150, 20003}}, 1);  // odd rows: every other row misaligned
         check_softmax(dt, {{150, 20003}}, 1, /*specials=*/true);

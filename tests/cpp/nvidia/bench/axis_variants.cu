@@ -89,6 +89,32 @@ void sm_registers(const T *in, T *out, int64_t rows, int64_t L, int threads) {
     }
 }
 
+// One block per row, the row in shared memory (smem_fraction of what a block
+// may take; the rest of a longer row streams through L2 twice).
+template <typename T>
+void sm_smem(const T *in, T *out, int64_t rows, int64_t L, double smem_fraction = 1.0) {
+    constexpr int64_t P = oprt::gpu::vector_width<T>();
+    int optin = 0;
+    CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+    const int64_t cap = int64_t((optin - 1024) * smem_fraction) / 4 / P * P;
+    sm::SmemRows q;
+    q.rows = rows;
+    q.L = L;
+    q.cached = std::min((L + P - 1) / P * P, cap);
+    q.ix = rows_index(L);
+    const size_t smem = size_t(q.cached) * 4;
+    const int threads = 512;
+    auto *k = &sm::softmax_rows_smem_kernel<T>;
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, threads, smem));
+    const double t = time_graph([&] { k<<<unsigned(rows), threads, smem, g_stream>>>(in, out, q); });
+    char what[64], extra[64];
+    std::snprintf(what, sizeof what, "softmax smem %.0f%%%s", smem_fraction * 100, q.cached < L ? " +L2 tail" : "");
+    std::snprintf(extra, sizeof extra, "blocks/SM %d, cached %lld KB", per_sm, (long long)(q.cached * 4 / 1024));
+    report(what, rows, L, dname<T>(), 2.0 * rows * L * sizeof(T), t, extra);
+}
+
 template <typename T>
 void sm_long(const T *in, T *out, int64_t rows, int64_t L) {
     const OuterIndex ix = rows_index(L);
@@ -123,7 +149,7 @@ void softmax_ladder(void *in_raw, void *out_raw, oprt::gpu::F32Pair *stats) {
     fill_kernel<T><<<1024, 256>>>(in, total);
     CK(cudaDeviceSynchronize());
     constexpr bool f32 = sizeof(T) == 4;
-    // Rows in registers against the block-per-row two-pass kernel, 2K..16K columns.
+    // Rows in registers against one block's shared memory, 2K..16K columns.
     for (int64_t L : {2048, 4096, 8192, 16384}) {
         const int64_t rows = total / L;
         const int64_t P = f32 ? 4 : 8;
@@ -135,11 +161,13 @@ void softmax_ladder(void *in_raw, void *out_raw, oprt::gpu::F32Pair *stats) {
             if (V == 4) sm_registers<T, 4>(in, out, rows, L, int(threads));
             if (V == 8) sm_registers<T, 8>(in, out, rows, L, int(threads));
         }
-        sm_long<T>(in, out, rows, L);
+        sm_smem<T>(in, out, rows, L);
     }
-    // Long rows: the block two-pass, the split two-pass.
+    // Long rows: shared memory with a tail through L2, the block two-pass, the split two-pass.
     for (int64_t L : {int64_t(32768), int64_t(65536), int64_t(131072), int64_t(1) << 20}) {
         const int64_t rows = total / L;
+        sm_smem<T>(in, out, rows, L);
+        sm_smem<T>(in, out, rows, L, 0.5);  // two blocks per SM, a longer tail through L2
         sm_long<T>(in, out, rows, L);
         sm_split<T>(in, out, rows, L, stats);
     }
