@@ -1,30 +1,18 @@
 // softmax of dense rows loaded by bulk asynchronous copies (sm_90, NVIDIA only;
-// softmax_cuda.cu includes it where OPRT_DEVICE_HAS_BULK_COPY_LAUNCH is 1).
+// softmax_cuda.cu includes it where OPRT_DEVICE_HAS_BULK_COPY_LAUNCH is 1;
+// the design: docs/kernels/softmax.md, step 5).
 //
-// Idea: HBM is read once and written once, and the SM always has several
-// slices in flight. Each block owns a slice of `slice` elements of a row (the
-// whole row, or one of `chunks` slices of it) and a ring of `stages`
-// shared-memory buffers: while it reduces and writes the slice in one buffer,
-// the copy unit fills the others with the slices of its next rows
-// (gpu_bulk_copy.cuh). Rows longer than one block's buffer are split over
-// `chunks` blocks that swap their (max, sum) through global memory; the launch
-// is cooperative, so all blocks of a row are resident together and the wait
-// always ends. The grid (softmax_cuda.cu): one wave of resident blocks that
-// loop over the rows, or for whole 16-bit rows of >= 8 KB in registers, blocks
-// of two rows each in waves (blocks that leave let the scheduler balance SMs).
-// Split rows with many row groups (kClaim) balance the wave the same way: a
-// block takes its next row from a counter per slice as a buffer frees up,
-// so blocks on SMs that stream faster take more rows.
-//
-// Per slice: a block max, then the exps against it and a block sum (f32 keeps
-// the exps in place; 16-bit slices recompute them in the write pass, one FFMA
-// and one 2^x per element with the division folded into the exponent: see
-// exp2_arg), then for split
-// rows the row's (max, sum) from every slice's pair, each slice rescaled by
-// exp(slice max - row max). A split row's pairs go through one 8-byte slot per
-// slice in the workspace (set to all ones before the launch): a block
-// publishes its pair with one store and reads the others' with loads issued
-// together, without counters or fences (a slot carries its whole message).
+// HBM is read once and written once, and the SM always has several slices in
+// flight: each block owns a slice of a row (the whole row, or one of `chunks`)
+// and a ring of `stages` shared-memory buffers that the copy unit fills with
+// its next rows' slices while it reduces and writes the current one. Split
+// rows swap their slices' (max, sum) through one 8-byte workspace slot per
+// slice (all ones before the launch; a slot carries its whole message, so no
+// counters or fences); the launch is cooperative, so every block of a row is
+// resident and the wait ends. Per slice: a block max, the exps and a block sum
+// (f32 keeps the exps in place; 16-bit slices recompute them in the write
+// pass, one FFMA and one 2^x an element: exp2_arg), then for split rows the
+// row's (max, sum) from every slice's pair.
 #pragma once
 
 #include <cstdint>
@@ -156,19 +144,6 @@ __device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t ro
     return *row_stats;
 }
 
-// Two 16-bit values in one register, for the packed max (one instruction per
-// pair, exact, and like fmaxf it returns the other operand for a NaN).
-template <typename T>
-struct Packed2;
-template <>
-struct Packed2<dev::half_t> {
-    using type = __half2;
-};
-template <>
-struct Packed2<dev::bf16_t> {
-    using type = __nv_bfloat162;
-};
-
 // The slice's max; 16-bit slices compare packed pairs and widen once.
 template <typename T>
 __device__ __forceinline__ float slice_max(const T *x, int nv) {
@@ -181,8 +156,8 @@ __device__ __forceinline__ float slice_max(const T *x, int nv) {
             for (int e = 0; e < P; ++e) m = fmaxf(m, v.v[e]);
         }
         return m;
-    } else {
-        using T2 = typename Packed2<T>::type;
+    } else {  // packed pairs: one exact instruction a pair, which like fmaxf skips a NaN
+        using T2 = std::conditional_t<std::is_same<T, dev::half_t>::value, __half2, __nv_bfloat162>;
         T2 m2;
         m2.x = m2.y = dev::from_f32<T>(neg_inf());
         for (int q = threadIdx.x; q < nv; q += blockDim.x) {

@@ -365,17 +365,27 @@ softmax_rows_split_write_kernel(const T *__restrict__ in, T *__restrict__ out,
 
 // ---- Strided slices (a non-last axis, or a strided last axis) -------------------
 
-// Geometry of the strided kernels, by value in their parameters.
+// Geometry of the slice kernels (these and the ladder's plain steps), by value
+// in their parameters: slice t = (o, i) of outer x inner, L elements apart by
+// the axis strides.
 struct SliceParams {
     int64_t outer = 1;
     int64_t inner = 1;
     int64_t L = 0;
-    int64_t in_stride = 0;   // axis stride of the input
-    int64_t out_stride = 0;  // axis stride of the output
-    int32_t bx = 1;          // tile kernel: threads across the inner run
-    int32_t by = 1;          // tile kernel: threads along the axis
-    int64_t tiles = 1;       // tile kernel: tiles of bx inner positions per outer position
+    int64_t S_in = 0;   // axis strides, in elements
+    int64_t S_out = 0;
+    int32_t bx = 1;     // tile kernel: threads across the inner run
+    int32_t by = 1;     // tile kernel: threads along the axis
+    int64_t tiles = 1;  // tile kernel: tiles of bx inner positions per outer position
     OuterIndex ix;
+
+    // Slice t: where its first input and output elements sit.
+    __device__ __forceinline__ void start(int64_t t, int64_t *in_off, int64_t *out_off) const {
+        const int64_t o = t / inner, i = t - o * inner;
+        ix.offsets(o, in_off, out_off);
+        *in_off += i;
+        *out_off += i;
+    }
 };
 
 // Softmax of many strided slices, one thread per slice (slice = (o, i)).
@@ -393,10 +403,10 @@ softmax_strided_thread_kernel(const T *__restrict__ in, T *__restrict__ out, Sli
         const T *x = in + io + i;
         T *y = out + oo + i;
         F32Pair ms = empty_pair();
-        for (int64_t k = 0; k < p.L; ++k) online_add(ms, dev::to_f32(x[k * p.in_stride]));
+        for (int64_t k = 0; k < p.L; ++k) online_add(ms, dev::to_f32(x[k * p.S_in]));
         const float inv = 1.0f / ms.b;
         for (int64_t k = 0; k < p.L; ++k)
-            y[k * p.out_stride] = dev::from_f32<T>(exp_f32(dev::to_f32(x[k * p.in_stride]) - ms.a) * inv);
+            y[k * p.S_out] = dev::from_f32<T>(exp_f32(dev::to_f32(x[k * p.S_in]) - ms.a) * inv);
     }
 }
 
@@ -420,7 +430,7 @@ softmax_strided_tile_kernel(const T *__restrict__ in, T *__restrict__ out, Slice
         T *y = out + oo + i;
         F32Pair ms = empty_pair();
         if (i < p.inner)
-            for (int64_t k = ty; k < p.L; k += p.by) online_add(ms, dev::to_f32(x[k * p.in_stride]));
+            for (int64_t k = ty; k < p.L; k += p.by) online_add(ms, dev::to_f32(x[k * p.S_in]));
         pairs[threadIdx.x] = ms;
         __syncthreads();
         for (int h = p.by / 2; h > 0; h /= 2) {
@@ -431,7 +441,7 @@ softmax_strided_tile_kernel(const T *__restrict__ in, T *__restrict__ out, Slice
         const float inv = 1.0f / ms.b;
         if (i < p.inner)
             for (int64_t k = ty; k < p.L; k += p.by)
-                y[k * p.out_stride] = dev::from_f32<T>(exp_f32(dev::to_f32(x[k * p.in_stride]) - ms.a) * inv);
+                y[k * p.S_out] = dev::from_f32<T>(exp_f32(dev::to_f32(x[k * p.S_in]) - ms.a) * inv);
         __syncthreads();  // the next tile overwrites pairs
     }
 }

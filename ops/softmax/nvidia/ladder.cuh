@@ -19,27 +19,9 @@
 
 namespace oprt::softmax::gpu_kernels {
 
-// Geometry of the plain kernels, by value in their parameters.
-struct SliceSoftmax {
-    int64_t outer = 1;
-    int64_t inner = 1;
-    int64_t L = 0;       // axis length
-    int64_t S_in = 0;    // axis strides, in elements
-    int64_t S_out = 0;
-    gpu::OuterIndex ix;
-
-    // Slice t = (o, i): where its first input and output elements sit.
-    __device__ __forceinline__ void start(int64_t t, int64_t *in_off, int64_t *out_off) const {
-        const int64_t o = t / inner, i = t - o * inner;
-        ix.offsets(o, in_off, out_off);
-        *in_off += i;
-        *out_off += i;
-    }
-};
-
 // Step 1, pass 1: m[t] = the slice's max (NaN-ignoring: NaN reaches the output via the sum).
 template <typename T>
-__global__ void softmax_pass_max_kernel(const T *__restrict__ in, float *__restrict__ m, SliceSoftmax q) {
+__global__ void softmax_pass_max_kernel(const T *__restrict__ in, float *__restrict__ m, SliceParams q) {
     for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
         int64_t io, oo;
         q.start(t, &io, &oo);
@@ -52,7 +34,7 @@ __global__ void softmax_pass_max_kernel(const T *__restrict__ in, float *__restr
 // Step 1, pass 2: s[t] = sum_k exp(x_k - m[t]), reading the slice again.
 template <typename T>
 __global__ void softmax_pass_sum_kernel(const T *__restrict__ in, const float *__restrict__ m,
-                                        float *__restrict__ s, SliceSoftmax q) {
+                                        float *__restrict__ s, SliceParams q) {
     for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
         int64_t io, oo;
         q.start(t, &io, &oo);
@@ -70,7 +52,7 @@ __global__ void softmax_pass_sum_kernel(const T *__restrict__ in, const float *_
 template <typename T>
 __global__ void softmax_pass_normalize_kernel(const T *__restrict__ in, T *__restrict__ out,
                                               const float *__restrict__ m, const float *__restrict__ s,
-                                              SliceSoftmax q) {
+                                              SliceParams q) {
     for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
         int64_t io, oo;
         q.start(t, &io, &oo);
@@ -88,7 +70,7 @@ constexpr int kLadderWarpThreads = 256;
 // launch instead of three, but the slice is still read three times.
 template <typename T>
 __global__ void __launch_bounds__(kLadderWarpThreads)
-softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SliceSoftmax q) {
+softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams q) {
     constexpr int64_t kWarps = kLadderWarpThreads / dev::kWarpSize;
     const int lane = int(threadIdx.x) % dev::kWarpSize;
     const int64_t n = q.outer * q.inner;
@@ -117,7 +99,7 @@ softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SliceSo
 // pass. Two reads of the slice instead of three.
 template <typename T>
 __global__ void __launch_bounds__(kLadderWarpThreads)
-softmax_online_kernel(const T *__restrict__ in, T *__restrict__ out, SliceSoftmax q) {
+softmax_online_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams q) {
     constexpr int64_t kWarps = kLadderWarpThreads / dev::kWarpSize;
     const int lane = int(threadIdx.x) % dev::kWarpSize;
     const int64_t n = q.outer * q.inner;

@@ -1,40 +1,24 @@
-// softmax on NVIDIA GPUs: kernel choice at descriptor creation (plan) and
-// launches at execute (run). Kernels live in kernel.cuh, rows_registers.cuh,
-// bulk_kernel.cuh and ladder.cuh.
-//
-// Choice, in this order (P = elements per 16-byte vector: 4 f32, 8 f16/bf16),
-// each threshold from measurements on the H200 (docs/kernels/softmax.md,
-// tests/cpp/nvidia/bench/axis_variants.cu):
+// softmax on NVIDIA GPUs: the plan (kernel choice at descriptor creation) and
+// the launches (run). Kernels: rows_registers.cuh, kernel.cuh, bulk_kernel.cuh,
+// ladder.cuh; the design and the measurements behind each threshold (H200):
+// docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
-//     L <= 16384 f32, 8192 f16/bf16        -> rows_registers: a group of threads per row,
-//                                             the row in registers (rows_registers.cuh),
-//                                             shaped by kRegisterRows
-//     L <= what one block's shared memory holds as f32 (~57K on sm_90):
-//       rows < SMs                         -> split rows: stats pass + write pass (workspace)
-//       otherwise                          -> block per row, row in shared memory
-//     longer: rows < 2 * SMs (f32), < SMs / 2 (f16/bf16)
-//                                          -> split rows (workspace)
-//             otherwise                    -> block per row: stats pass + write pass, the
-//                                             second read mostly from L2
-//     then, on sm_90 (bulk_faster): f16/bf16 from 2048 columns, f32 longer than
-//     16384, where no measured kRegisterRows entry takes the row
-//                                          -> bulk copies into a ring of shared-memory
-//                                             buffers, a row per block (16-bit rows of up
-//                                             to 8192: the exps held in registers; from
-//                                             4096, blocks of two rows), or
-//                                             split over blocks that swap (max, sum)
-//                                             and, with >= 16 row groups a wave, claim
-//                                             their rows (bulk_kernel.cuh)
-//   otherwise (non-last axis, strided axis):
-//     outer * inner >= 512 * SMs           -> thread per slice
-//     fewer slices                         -> bx x by tile per slice group
-// Rows over a cluster of blocks (distributed shared memory, sm_90) measured
-// slower than the two-pass kernels for every length tried (docs/kernels/softmax.md).
-// Rows off 16-byte boundaries (unaligned pointers or row strides, odd
-// lengths) are seen at execute time: in and out at the same offset, they run
-// the ring's kHeads instances (the aligned middle by bulk copy, the ends one
-// per thread); the rest run on the dense-row kernels.
+//     a kRegisterRows entry holds the row   -> rows_registers (every row up to
+//                                             16384 f32 / 8192 16-bit columns)
+//     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
+//                                             rows_block_smem
+//     longer: rows < 2 * SMs (f32), < SMs / 2 (16-bit) -> split two-pass; else
+//                                             a block per row, two passes
+//     then on sm_90 (bulk_faster: 16-bit from 2048 columns, f32 beyond 16384,
+//     unless a measured kRegisterRows entry takes the row) -> the bulk-copy ring
+//     (bulk_kernel.cuh): a row per block (16-bit rows of up to 8192 with the
+//     exps in registers, from 4096 in blocks of two rows), or split over
+//     blocks that swap (max, sum), claiming rows with >= 16 row groups a wave.
+//   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
+// Rows off 16-byte boundaries are seen at execute time: in and out at the
+// same offset, the ring's kHeads instances; otherwise the dense-row kernels.
 #include <cstdint>
+#include <iterator>
 
 #include "runtime/gpu/gpu_runtime.h"
 #include "ops/softmax/nvidia/kernel.cuh"
@@ -79,24 +63,16 @@ enum Kernel : int32_t {
     kRowsRegisters = 13,    // rows_registers.cuh, shaped by kRegisterRows
 };
 
-// Dense rows for softmax_rows_registers_kernel (rows_registers.cuh): the
-// first entry of the element size whose band (min_cols, max_cols] holds the
-// row length, and whose max_rows_per_sm (0: no bound) the tensor's rows stay
-// within, takes it. Two parts:
-// - entries with a row bound, each measured faster than the shape below it
-//   at the bench shapes (tests/cpp/nvidia/bench/softmax_rows.cu prints every
-//   launch shape's time): the production plan only;
-// - entries without one, which take every other dense row up to 16384 f32 /
-//   8192 16-bit columns, in the plan and in the ladder's on_chip and
-//   bulk_async steps: a few threads a row, one vector each, up to 16 vectors;
-//   a warp a row up to 1024 columns (up to 32 values a lane); a block a row
-//   beyond (4 f32 / 2 16-bit vectors a thread up to 4096 columns, 8 f32
-//   beyond). On sm_90 the bulk kernel takes the rows of this part that
-//   bulk_faster names.
-// `threads` threads a row, `vecs` 16-byte vectors a thread (threads * vecs *
-// 16 / esize >= max_cols; threads 4-32 or whole warps up to 1024, powers of
-// two; vecs * 16 / esize <= 32 values a thread); `min_blocks` blocks per SM
-// asked of ptxas (0: none), `staged` loads through shared memory (rows_registers.cuh).
+// Dense rows for rows_registers.cuh: the first entry of the element size
+// whose band (min_cols, max_cols] holds the row length and whose
+// max_rows_per_sm (0: none) the rows stay within takes it. Entries with a row
+// bound were each measured faster than the entry below them at the bench's
+// shapes (tests/cpp/nvidia/bench/softmax_rows.cu; figures in
+// docs/kernels/softmax.md) and serve the plan only; the unbounded ones take
+// every other row, in the plan and in the ladder's on_chip and bulk_async
+// steps. `threads` a row (4-32, or whole warps up to 1024; powers of two),
+// `vecs` 16-byte vectors a thread (at most 32 values), `min_blocks` blocks per
+// SM asked of ptxas (0: none), `staged` loads through shared memory.
 // Order: within each part by max_cols, for one band the smaller row bounds first.
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
@@ -109,11 +85,7 @@ struct RegisterRows {
     bool staged = false;
 };
 constexpr RegisterRows kRegisterRows[] = {
-    // f32, measured. H200, 2026-12-02, camp_softmax_rows_bench, hot + dram us, the plan's
-    // kernel before -> rows_registers: 32768x128 17.3 -> 14.9; 4x1024 4.1 -> 2.4; 1024x1024
-    // 8.1 -> 5.9; 16384x1024 68.7 -> 66.1; 65536x1024 261 -> 254; 144x1280 5.2 -> 3.8;
-    // 1008x1280 8.7 -> 7.3; 4080x1536 27.3 -> 24.5; 1008x2304 13.0 -> 10.8; 2032x2304
-    // 21.1 -> 18.5; 784x3840 15.2 -> 13.1; 1024x4096 19.0 -> 15.5; 8192x4096 133.5 -> 130.9.
+    // f32, measured (H200, 2026-12-02).
     {4, 0, 128, 249, 8, 4},
     {4, 512, 1024, 497, 128, 2},
     {4, 1024, 1280, 2, 128, 4},
@@ -135,10 +107,7 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 2048, 4096, 0, 256, 4},
     {4, 4096, 8192, 0, 256, 8},
     {4, 8192, 16384, 0, 512, 8},
-    // f16 / bf16 (bf16 timed), measured: 32768x128 12.7 -> 9.3; 4x1024 4.0 -> 2.3; 1024x1024
-    // 6.9 -> 4.8; 144x1280 4.7 -> 3.3; 1008x1280 7.5 -> 5.3; 4080x1536 20.2 -> 15.0; 1008x2304
-    // 10.6 -> 7.8; 2032x2304 14.8 -> 13.0; 784x3840 9.7 -> 8.9; 1024x4096 13.4 -> 9.9;
-    // 8192x4096 72.5 -> 70.4.
+    // f16 / bf16, measured (bf16 timed; H200, 2026-12-02).
     {2, 0, 128, 249, 8, 2},
     {2, 512, 1024, 8, 128, 1},
     {2, 1024, 1280, 8, 256, 1},
@@ -146,9 +115,8 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 1536, 2304, 8, 256, 2},
     {2, 1536, 2304, 16, 128, 4},
     {2, 2304, 4096, 63, 256, 2},
-    // f16 / bf16, every other row. Rows of 513-1024: a warp a row at 8 blocks of 128
-    // threads per SM (64 registers), loads staged: 16384x1024 and 65536x1024 (the
-    // bench's "t32 v4 b8 staged").
+    // f16 / bf16, every other row; 513-1024: a warp a row, 8 blocks of 128 threads an SM,
+    // staged (measured at 16384x1024 and 65536x1024).
     {2, 0, 32, 0, 4, 1},
     {2, 32, 64, 0, 8, 1},
     {2, 64, 128, 0, 16, 1},
@@ -159,12 +127,9 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 2048, 4096, 0, 256, 2},
     {2, 4096, 8192, 0, 512, 2},
 };
-constexpr size_t kRegisterRowsCount = sizeof(kRegisterRows) / sizeof(kRegisterRows[0]);
+constexpr size_t kRegisterRowsCount = std::size(kRegisterRows);
 
-// Rows in registers: f32 up to 16384 columns (512 threads x 32 values: 3983
-// GB/s against 3672 in shared memory), f16/bf16 up to 8192 (beyond, shared
-// memory wins: 2712 against 2040 GB/s at 16384): kRegisterRows' last bands.
-constexpr int64_t kRegisterMaxColsF32 = 16384;
+constexpr int64_t kRegisterMaxColsF32 = 16384;  // kRegisterRows' last f32 band
 constexpr int kLongThreads = 1024;
 constexpr int kSplitThreads = 1024;
 constexpr int kStridedThreads = 256;
@@ -272,59 +237,45 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
                                out, static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
         return OPRT_SUCCESS;
     }
+    default: break;
+    }
+    // The slice kernels: other layouts, and the ladder's plain steps.
+    SliceParams q;
+    q.outer = p.outer;
+    q.inner = p.inner;
+    q.L = L;
+    q.S_in = p.in_axis_stride;
+    q.S_out = p.out_axis_stride;
+    q.ix = ix;
+    const int64_t slices = p.outer * p.inner;
+    const unsigned warp_blocks =  // warp_fused, online: a warp a slice
+        unsigned(clamp64(ceil_div(slices, kLadderWarpThreads / dev::kWarpSize), 1, kMaxGridBlocks));
+    switch (p.kernel) {
     case kStridedThread:
-    case kStridedTile: {
-        SliceParams q;
-        q.outer = p.outer;
-        q.inner = p.inner;
-        q.L = L;
-        q.in_stride = p.in_axis_stride;
-        q.out_stride = p.out_axis_stride;
-        q.ix = ix;
-        if (p.kernel == kStridedThread) {
-            const int64_t blocks = clamp64(ceil_div(p.outer * p.inner, kStridedThreads), 1, kMaxGridBlocks);
-            gpu::launch_overlapped(&softmax_strided_thread_kernel<T>, unsigned(blocks), kStridedThreads, 0, stream, in,
-                                   out, q);
-        } else {
-            q.bx = int32_t(p.launch[0]);
-            q.by = int32_t(p.launch[1]);
-            q.tiles = ceil_div(p.inner, q.bx);
-            const int64_t blocks = clamp64(p.outer * q.tiles, 1, kMaxGridBlocks);
-            gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, unsigned(blocks), unsigned(q.bx * q.by), 0, stream,
-                                   in, out, q);
-        }
-        return OPRT_SUCCESS;
+        gpu::launch_overlapped(&softmax_strided_thread_kernel<T>,
+                               unsigned(clamp64(ceil_div(slices, kStridedThreads), 1, kMaxGridBlocks)),
+                               kStridedThreads, 0, stream, in, out, q);
+        break;
+    case kStridedTile:
+        q.bx = int32_t(p.launch[0]);
+        q.by = int32_t(p.launch[1]);
+        q.tiles = ceil_div(p.inner, q.bx);
+        gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, unsigned(clamp64(p.outer * q.tiles, 1, kMaxGridBlocks)),
+                               unsigned(q.bx * q.by), 0, stream, in, out, q);
+        break;
+    case kThreePass: {  // a thread a slice; every slice's max and sum in the workspace
+        float *m = gpu::aligned_workspace<float>(args.workspace), *s = m + slices;
+        const unsigned blocks = unsigned(clamp64(ceil_div(slices, kLadderWarpThreads), 1, kMaxGridBlocks));
+        softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
+        softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
+        softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
+        break;
     }
-    case kThreePass:
-    case kWarpFused:
-    case kOnline: {
-        SliceSoftmax q;
-        q.outer = p.outer;
-        q.inner = p.inner;
-        q.L = L;
-        q.S_in = p.in_axis_stride;
-        q.S_out = p.out_axis_stride;
-        q.ix = ix;
-        const int64_t slices = p.outer * p.inner;
-        if (p.kernel == kThreePass) {
-            float *m = gpu::aligned_workspace<float>(args.workspace);
-            float *s = m + slices;
-            const unsigned blocks = unsigned(clamp64(ceil_div(slices, kLadderWarpThreads), 1, kMaxGridBlocks));
-            softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
-            softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
-            softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
-            return OPRT_SUCCESS;
-        }
-        const int64_t warps = kLadderWarpThreads / dev::kWarpSize;
-        const unsigned blocks = unsigned(clamp64(ceil_div(slices, warps), 1, kMaxGridBlocks));
-        if (p.kernel == kWarpFused)
-            softmax_warp_fused_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
-        else
-            softmax_online_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, q);
-        return OPRT_SUCCESS;
+    case kWarpFused: softmax_warp_fused_kernel<T><<<warp_blocks, kLadderWarpThreads, 0, stream>>>(in, out, q); break;
+    case kOnline: softmax_online_kernel<T><<<warp_blocks, kLadderWarpThreads, 0, stream>>>(in, out, q); break;
+    default: break;
     }
-    default: return OPRT_SUCCESS;
-    }
+    return OPRT_SUCCESS;
 }
 
 // Rows longer than the register kernels take: see the table at the top.
@@ -472,11 +423,6 @@ size_t bulk_workspace_bytes(int64_t rows, int64_t chunks) {
     return chunks > 1 ? kWorkspaceAlign + bulk_split_state_bytes(rows, chunks) : 0;
 }
 
-template <typename T>
-const void *bulk_kernel_address() {
-    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
-}
-
 // Vectors a thread of the ring's register form (kRowVecs) for whole rows of
 // `slice` elements on `threads` threads: 4, or 8 where 4 do not hold the row;
 // 0 where it cannot hold it (f32, more than kRowRegisterThreads threads).
@@ -522,22 +468,16 @@ auto row_registers_instance(int vecs) {
                                        : &softmax_rows_bulk_kernel<T, 4, kHeads>;
 }
 
-template <typename T>
-const void *bulk_row_registers_kernel(int vecs) {
-    return reinterpret_cast<const void *>(row_registers_instance<T, false>(vecs));
-}
-
-const void *bulk_row_registers_kernel_for(oprt_dtype_t dtype, int vecs) {
-    return dtype == OPRT_DTYPE_F16 ? bulk_row_registers_kernel<dev::half_t>(vecs)
-                                   : bulk_row_registers_kernel<dev::bf16_t>(vecs);
-}
-
-const void *bulk_kernel_for(oprt_dtype_t dtype) {
-    switch (dtype) {
-    case OPRT_DTYPE_F32: return bulk_kernel_address<float>();
-    case OPRT_DTYPE_F16: return bulk_kernel_address<dev::half_t>();
-    default: return bulk_kernel_address<dev::bf16_t>();
-    }
+// The plan's ring kernel for a dtype, or (16-bit, vecs 4 or 8) its register form.
+const void *bulk_kernel_for(oprt_dtype_t dtype, int vecs = 0) {
+    const auto *kernel = reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<float>);
+    if (dtype == OPRT_DTYPE_F16)
+        kernel = vecs ? reinterpret_cast<const void *>(row_registers_instance<dev::half_t, false>(vecs))
+                      : reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<dev::half_t>);
+    if (dtype == OPRT_DTYPE_BF16)
+        kernel = vecs ? reinterpret_cast<const void *>(row_registers_instance<dev::bf16_t, false>(vecs))
+                      : reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<dev::bf16_t>);
+    return kernel;
 }
 
 // Blocks of `kernel` (threads, dynamic shared memory) resident at once on the current device.
@@ -600,7 +540,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
         // threads at 8 vectors a thread: they take 256 threads where there are
         // enough rows for that form (enough_rows_for_wide_registers).
         int64_t wide_resident = 0;
-        s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype, kRowRegisterMaxVecs),
+        s = bulk_resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, kRowRegisterMaxVecs),
                                  kRowRegisterThreads, size_t(ring.stages * slice * esize), info, &wide_resident);
         if (s != OPRT_SUCCESS) return s;
         if (enough_rows_for_wide_registers(rows, wide_resident)) threads = kRowRegisterThreads;
@@ -620,7 +560,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     const int reg_vecs = chunks == 1 ? row_register_vecs(esize, threads, slice) : 0;
     if (reg_vecs > 0) {  // the launch decides again on the executing device, by the same rule
         int64_t reg_resident = 0;
-        s = bulk_resident_blocks(kPlanOp, bulk_row_registers_kernel_for(p.dtype, reg_vecs), threads,
+        s = bulk_resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, reg_vecs), threads,
                                  size_t(ring.stages * slice * esize), info, &reg_resident);
         if (s != OPRT_SUCCESS) return s;
         if (bulk_row_registers(esize, rows, threads, slice, !whole_vectors, resident, reg_resident))
@@ -640,12 +580,6 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
 }
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-// Bulk copies need aligned rows in and out (the plan checked the row length):
-// the base pointers and every outer stride.
-bool bulk_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
-    return rows_aligned(p, in, out, esize, gpu::bulk::kAlign);
-}
-
 // Rows of the register form from this size on run as a grid of blocks of two
 // rows each instead of one wave of blocks that loop over all rows. Blocks that
 // finish and leave let the GPU's block scheduler hand the next rows to the
@@ -698,9 +632,7 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
     }
     return OPRT_SUCCESS;
 }
-#endif
 
-#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 // Split rows: the (max, sum) slots and the row counters set to all ones (no
 // slice published, no row claimed yet), then one cooperative launch of
 // q.row_groups * q.chunks blocks: every block resident at once, so a block
@@ -753,7 +685,7 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     // Rows off 16-byte boundaries (or of a length that is not whole vectors),
     // in and out alike, take the kHeads instances.
     const int64_t esize = int64_t(sizeof(T));
-    const bool aligned = q.L % gpu::vector_width<T>() == 0 && bulk_aligned(p, in, out, esize);
+    const bool aligned = q.L % gpu::vector_width<T>() == 0 && rows_aligned(p, in, out, esize, gpu::bulk::kAlign);
     if (aligned || rows_offsets_alike(p, in, out, esize)) {
         const bool claimed = p.kernel == kRowsBulkClaimed;
         auto *ring = aligned ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
@@ -831,65 +763,42 @@ oprt_status_t plan(AxisPlan &p) { return plan_with(p, BulkUse::kWhereFaster); }
 // ---- The kernel ladder (oprt_list_softmax_variants), plain to fastest -------------
 namespace {
 
-oprt_status_t plan_three_pass(AxisPlan &p) {
-    p.kernel = kThreePass;
-    p.kernel_name = "three_pass";
-    // The max and the sum of every slice, between the passes.
-    p.workspace_bytes = size_t(2 * p.outer * p.inner) * sizeof(float) + kWorkspaceAlign;
+// The plain steps (ladder.cuh) run every layout; three_pass keeps the max and
+// the sum of every slice in the workspace between its passes.
+template <Kernel K>
+oprt_status_t plan_plain(AxisPlan &p) {
+    p.kernel = K;
+    p.kernel_name = K == kThreePass ? "three_pass" : K == kWarpFused ? "warp_fused" : "online";
+    p.workspace_bytes = K == kThreePass ? size_t(2 * p.outer * p.inner) * sizeof(float) + kWorkspaceAlign : 0;
     return OPRT_SUCCESS;
 }
 
-oprt_status_t plan_warp_fused(AxisPlan &p) {
-    p.kernel = kWarpFused;
-    p.kernel_name = "warp_fused";
-    p.workspace_bytes = 0;
-    return OPRT_SUCCESS;
-}
-
-oprt_status_t plan_online(AxisPlan &p) {
-    p.kernel = kOnline;
-    p.kernel_name = "online";
-    p.workspace_bytes = 0;
-    return OPRT_SUCCESS;
-}
-
-// Dense rows only (a length-1 axis, all ones in any layout, is dense too).
-oprt_status_t require_dense_rows(const AxisPlan &p, const char *step) {
+// on_chip (kNever): the dense-row kernels, loads through registers; bulk_async
+// (kWherever): the same with every row of >= kBulkMinCols columns on the
+// bulk-copy ring (sm_90). Dense rows only (a length-1 axis is dense in any layout).
+template <BulkUse U>
+oprt_status_t plan_dense_step(AxisPlan &p) {
+    const char *step = U == BulkUse::kNever ? "on_chip" : "bulk_async";
     if (p.axis_len > 1 && !p.rows_contiguous(/*check_out_axis=*/true))
         return fail(OPRT_ERR_NOT_SUPPORTED,
                     "'%s' keeps dense rows on chip: the softmax axis must have stride 1 in and out "
                     "with nothing after it (here axis strides %lld / %lld, inner run %lld); use "
                     "'three_pass', 'warp_fused', 'online' or 'auto'",
                     step, (long long)p.in_axis_stride, (long long)p.out_axis_stride, (long long)p.inner);
-    return OPRT_SUCCESS;
-}
-
-// Rows held on chip: registers, shared memory, or for rows longer than shared
-// memory the streaming two-pass kernels; loads through registers.
-oprt_status_t plan_on_chip(AxisPlan &p) {
-    const oprt_status_t s = require_dense_rows(p, "on_chip");
-    return s != OPRT_SUCCESS ? s : plan_with(p, BulkUse::kNever);
-}
-
-// The top step: on_chip, with every row of >= 1024 columns loaded by the
-// SM's bulk-copy unit into a double buffer, split over blocks that swap
-// their (max, sum) when a row is longer than a block's buffer (sm_90).
-oprt_status_t plan_bulk_async(AxisPlan &p) {
-    const oprt_status_t s = require_dense_rows(p, "bulk_async");
-    return s != OPRT_SUCCESS ? s : plan_with(p, BulkUse::kWherever);
+    return plan_with(p, U);
 }
 
 const Variant<AxisPlan> kLadderSteps[] = {
-    {"three_pass", &plan_three_pass},
-    {"warp_fused", &plan_warp_fused},
-    {"online", &plan_online},
-    {"on_chip", &plan_on_chip},
-    {"bulk_async", &plan_bulk_async},
+    {"three_pass", &plan_plain<kThreePass>},
+    {"warp_fused", &plan_plain<kWarpFused>},
+    {"online", &plan_plain<kOnline>},
+    {"on_chip", &plan_dense_step<BulkUse::kNever>},
+    {"bulk_async", &plan_dense_step<BulkUse::kWherever>},
 };
 
 }  // namespace
 
-const VariantList<AxisPlan> ladder = {kLadderSteps, 5};
+const VariantList<AxisPlan> ladder = {kLadderSteps, int(std::size(kLadderSteps))};
 
 oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     oprt_status_t s;

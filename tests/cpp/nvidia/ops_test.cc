@@ -178,7 +178,8 @@ TEST_F(NvidiaOps, SoftmaxRowsInRegisters) {
             check_softmax(dt, {{37, L}}, 1);
 }
 
-TEST_F(NvidiaOps, SoftmaxRowsInSharedMemory) {
+TEST_F(NvidiaOps, SoftmaxRowsPastAWarp) {
+    // Rows past a warp: a block a row in registers, then the longer rows' kernels.
     for (oprt_dtype_t dt : all_dtypes())
         for (int64_t L : {1025, 2048, 4097, 16387, 50000}) check_softmax(dt, {{5, L}}, -1);
 }
