@@ -240,7 +240,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         blas_err = error_vs(c_blas, true);
     }
     const double blas_s = seconds([&] { blas(); });
-    std::printf("%-16s %-30s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, "cublas", blas_s * 1e6,
+    std::printf("%-16s %-36s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, "cublas", blas_s * 1e6,
                 flops / blas_s * 1e-12, 100.0, blas_err,
                 sh.odd ? (blas_err <= tol ? "PASS(vs f64)" : "FAIL(vs f64)") : "reference");
     if (sh.odd && !(blas_err <= tol)) ++totals.fail;
@@ -294,7 +294,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
         const std::string label = (run.plan ? run.name + ":" + name(s) : run.name) + "/s" + std::to_string(split.pieces);
         if (e != cudaSuccess) {  // a launch error leaves the context usable: skip this config from now on
-            std::printf("%-16s %-30s ERROR %s: its remaining runs are skipped\n", shape, label.c_str(),
+            std::printf("%-16s %-36s ERROR %s: its remaining runs are skipped\n", shape, label.c_str(),
                         cudaGetErrorString(e));
             ++totals.fail;
             g_dead[size_t(run.config)] = true;
@@ -312,7 +312,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         }
         const bool pass = std::isfinite(err) && err <= tol;
         const double sec = seconds(launch);
-        std::printf("%-16s %-30s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, label.c_str(), sec * 1e6,
+        std::printf("%-16s %-36s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, label.c_str(), sec * 1e6,
                     flops / sec * 1e-12, 100.0 * blas_s / sec, err, pass ? "PASS" : "FAIL");
         std::fflush(stdout);
         ++(pass ? totals.pass : totals.fail);
@@ -396,12 +396,14 @@ int main(int argc, char **argv) {
         shapes = {{256, 256, 256, false},   {512, 512, 512, false},     {1024, 1024, 1024, false},
                   {64, 1024, 1024, false},  {64, 2048, 1024, false},    {32, 2048, 2048, false},
                   {130, 260, 1000, true},   {1000, 1001, 999, true},    {64, 4096, 4096, false},
-                  {128, 4096, 4096, false}, {1024, 1024, 256, false}};
+                  {128, 4096, 4096, false}, {1024, 1024, 256, false},   {32, 4096, 2048, false},
+                  {256, 256, 1024, false}};
     } else if (g_fast_only) {
         // The sgemm_fast candidates where the library is furthest from cuBLAS, and odd
-        // shapes for their checked (edge-tile) path.
+        // shapes: 1001 x 1003 x 1024 runs both paths (K whole slices: the inner tiles are
+        // unchecked), the other two only the checked one (K not a multiple of BK).
         shapes = {{4096, 4096, 4096, false}, {2048, 2048, 2048, false}, {1024, 1024, 1024, false},
-                  {64, 4096, 4096, false},   {128, 4096, 4096, false},  {4097, 4095, 4099, true},
+                  {64, 4096, 4096, false},   {128, 4096, 4096, false},  {1001, 1003, 1024, true},
                   {17, 4099, 4093, true},    {130, 260, 1000, true}};
     } else if (small) {
         // The plan's small-product row (M x N <= 2^16) and the rows it borders: 32 and 64
@@ -427,7 +429,7 @@ int main(int argc, char **argv) {
     }
     unsigned *stats = nullptr;
     CK(cudaMalloc(&stats, 2 * sizeof(unsigned)));
-    std::printf("%-16s %-30s %12s %14s %7s %9s %s\n", "MxNxK", "kernel (config/splits)", "time", "rate", "cuBLAS",
+    std::printf("%-16s %-36s %12s %14s %7s %9s %s\n", "MxNxK", "kernel (config/splits)", "time", "rate", "cuBLAS",
                 "max_err", "check");
     Totals totals;
     std::vector<Best> summary;
