@@ -11,6 +11,8 @@
 // - the K loop is unrolled by two slices, so which shared buffer is read and which written
 //   is known at compile time and every fragment read is LDS.128 [reg + immediate];
 // - the fragment base offsets (with the swizzle) are computed once, before the loop.
+// - optionally (S >= 2), interior tiles fill a ring of S shared buffers with cp.async
+//   instead of staging the next slice in registers (body_ring).
 // Same tile configs (WarpTiling), same split-K slabs, same summing kernel.
 #pragma once
 
@@ -138,11 +140,118 @@ __device__ __forceinline__ void body(const GemmArgs &g, const float *__restrict_
     }
 }
 
-template <typename Cfg>
+// Asynchronous copies (sm_80 and newer): global -> shared without registers.
+__device__ __forceinline__ void copy4(const void *smem, const float *gmem) {
+    const unsigned d = unsigned(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void copy16(const void *smem, const float *gmem) {
+    const unsigned d = unsigned(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wait_copies_but() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// Interior tiles through a ring of S shared buffers filled by cp.async (S - 1 slices in
+// flight while one is computed, no staging registers): A copied element by element into
+// its transposed, swizzled place, B 16 bytes at a time. One barrier a slice; the loop is
+// unrolled by S so every buffer index is a compile-time constant. Needs (k1 - k0) a
+// multiple of BK and the tile inside M and N.
+template <typename Cfg, int S>
+__device__ __forceinline__ void body_ring(const GemmArgs &g, const float *__restrict__ a,
+                                          const float *__restrict__ b, int64_t row0, int64_t col0, int64_t k0,
+                                          int64_t k1, float (*As)[Cfg::BK][Cfg::BM], float (*Bs)[Cfg::BK][Cfg::BN],
+                                          float (&acc)[Cfg::TM][Cfg::TN]) {
+    constexpr int BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int kThreads = Cfg::kThreads;
+    static_assert(S >= 2, "a ring of 2 or more");
+    static_assert(Cfg::kAVecs % kThreads == 0 && Cfg::kBVecs % kThreads == 0, "whole loads a thread");
+    const int t = threadIdx.x, warp = t / gk::kGroup, lane = t % gk::kGroup;
+    const int wrow = warp / Cfg::kWarpCols * Cfg::WM, wcol = warp % Cfg::kWarpCols * Cfg::WN;
+    const int lrow = lane / Cfg::kLaneCols * kVec, lcol = lane % Cfg::kLaneCols * kVec;
+    constexpr int kAL = Cfg::kALoads, kBL = Cfg::kBLoads;
+    constexpr int kARowStep = kThreads / (BK / kVec), kBRowStep = kThreads / (BN / kVec);
+    const int ar = t / (BK / kVec), ac = t % (BK / kVec) * kVec;
+    const int br = t / (BN / kVec), bc = t % (BN / kVec) * kVec;
+    const float *pa = a + (row0 + ar) * g.a_row + k0 + ac;
+    const float *pb = b + (k0 + br) * g.b_row + col0 + bc;
+    const int64_t a_step = int64_t(kARowStep) * g.a_row, b_step = int64_t(kBRowStep) * g.b_row;
+    const int64_t b_slice = int64_t(BK) * g.b_row;
+
+    auto issue = [&](int buf) {
+#pragma unroll
+        for (int v = 0; v < kAL; ++v)
+#pragma unroll
+            for (int q = 0; q < kVec; ++q)
+                copy4(&As[buf][ac + q][(ar + v * kARowStep) ^ Cfg::swizzle(ac + q)], pa + v * a_step + q);
+#pragma unroll
+        for (int v = 0; v < kBL; ++v) copy16(&Bs[buf][br + v * kBRowStep][bc], pb + v * b_step);
+        pa += BK;
+        pb += b_slice;
+    };
+    constexpr int kSwz = BK / kVec;
+    int a_off[kSwz][TM / kVec];
+#pragma unroll
+    for (int w = 0; w < kSwz; ++w)
+#pragma unroll
+        for (int s = 0; s < TM / kVec; ++s) a_off[w][s] = (wrow + s * Cfg::kSubM + lrow) ^ Cfg::swizzle(w * kVec);
+    const int b_off = wcol + lcol;
+    auto fragments = [&](int buf, int k, float (&af)[TM], float (&bf)[TN]) {
+#pragma unroll
+        for (int s = 0; s < TM / kVec; ++s)
+            *reinterpret_cast<float4 *>(&af[s * kVec]) =
+                *reinterpret_cast<const float4 *>(&As[buf][k][a_off[k / kVec][s]]);
+#pragma unroll
+        for (int s = 0; s < TN / kVec; ++s)
+            *reinterpret_cast<float4 *>(&bf[s * kVec]) =
+                *reinterpret_cast<const float4 *>(&Bs[buf][k][b_off + s * Cfg::kSubN]);
+    };
+    auto compute = [&](int buf) {
+        float af[2][TM], bf[2][TN];
+        fragments(buf, 0, af[0], bf[0]);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK) fragments(buf, k + 1, af[(k + 1) % 2], bf[(k + 1) % 2]);
+#pragma unroll
+            for (int r = 0; r < TM; ++r)
+#pragma unroll
+                for (int c = 0; c < TN; ++c) acc[r][c] += af[k % 2][r] * bf[k % 2][c];
+        }
+    };
+
+    const int64_t slices = (k1 - k0) / BK;
+#pragma unroll
+    for (int j = 0; j < S - 1; ++j) {  // slices 0 .. S-2 in flight; one group each, empty or not
+        if (j < slices) issue(j);
+        commit_copies();
+    }
+    // Slice i + j sits in buffer j. Before computing it: its group done (S - 2 younger ones
+    // may still run), and a barrier, after which every thread is past slice i + j - 1, so its
+    // buffer, (j + S - 1) % S, takes slice i + j + S - 1.
+    for (int64_t i = 0; i < slices; i += S) {
+#pragma unroll
+        for (int j = 0; j < S; ++j) {
+            if (i + j >= slices) break;
+            wait_copies_but<S - 2>();
+            __syncthreads();
+            if (i + j + S - 1 < slices) issue((j + S - 1) % S);
+            commit_copies();
+            compute(j);
+        }
+    }
+    wait_copies_but<0>();  // no copy still writing when the block ends (all groups are empty by now)
+}
+
+template <typename Cfg, int S>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) kernel(GemmArgs g, bool vec_c, gk::SplitK sk) {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
-    __shared__ alignas(16) float As[2][BK][BM];
-    __shared__ alignas(16) float Bs[2][BK][BN];
+    constexpr int kBufs = S > 2 ? S : 2;  // the ring's S buffers, or the register path's two
+    static_assert(kBufs * BK * (BM + BN) * 4 <= 48 * 1024, "static shared memory");
+    __shared__ alignas(16) float As[kBufs][BK][BM];
+    __shared__ alignas(16) float Bs[kBufs][BK][BN];
     const int64_t tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
     const int64_t piece = int64_t(blockIdx.x) / tiles;
     int64_t row0, col0;
@@ -153,8 +262,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) kernel(GemmArg
 
     float acc[TM][TN] = {};
     const bool interior = row0 + BM <= g.m && col0 + BN <= g.n && (k1 - k0) % BK == 0;
-    if (interior) body<Cfg, false>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
-    else body<Cfg, true>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
+    if (!interior) body<Cfg, true>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
+    else if constexpr (S >= 2) body_ring<Cfg, S>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
+    else body<Cfg, false>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
 
     const int t = threadIdx.x, warp = t / gk::kGroup, lane = t % gk::kGroup;
     const int wrow = warp / Cfg::kWarpCols * Cfg::WM, wcol = warp % Cfg::kWarpCols * Cfg::WN;
@@ -176,8 +286,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) kernel(GemmArg
     }
 }
 
-// launch_warp_tiling's contract (kernel.cuh), this kernel.
-template <typename Cfg>
+// launch_warp_tiling's contract (kernel.cuh), this kernel; S: 0 for the register-staged
+// interior path, 2 or more for the cp.async ring of S buffers.
+template <typename Cfg, int S>
 void launch(const GemmArgs &g, bool vec_c, int splits, void *workspace, cudaStream_t stream) {
     const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);
     const gk::SplitShape s = gk::split_shape(g.k, Cfg::BK, splits);
@@ -187,7 +298,7 @@ void launch(const GemmArgs &g, bool vec_c, int splits, void *workspace, cudaStre
         sk.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(workspace) + 15) / 16 * 16);
         sk.ldp = (g.n + kVec - 1) / kVec * kVec;
     }
-    kernel<Cfg><<<unsigned(tiles * s.pieces), Cfg::kThreads, 0, stream>>>(g, vec_c, sk);
+    kernel<Cfg, S><<<unsigned(tiles * s.pieces), Cfg::kThreads, 0, stream>>>(g, vec_c, sk);
     if (s.pieces == 1) return;
     const int64_t quads = g.m * (sk.ldp / kVec), blocks = (quads + 255) / 256;
     gk::matmul_splitk_sum_kernel<float><<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(g, vec_c, sk,

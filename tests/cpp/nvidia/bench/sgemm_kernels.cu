@@ -1,7 +1,7 @@
 // The f32 SIMT matmul (warp_tiling, ops/matmul/nvidia/kernel.cuh) against cuBLAS SGEMM:
 // correctness and speed of every candidate configuration and K split, run by hand on a GPU.
 //
-//   camp_sgemm_bench [--check-only] [--quick] [--small] [--big] [--fast] [--shallow] [--list]
+//   camp_sgemm_bench [--check-only] [--quick] [--small] [--big] [--fast] [--shallow] [--ring] [--list]
 //
 // cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH (full f32 products, no TF32), the reference
 // and the peer. Shapes (M x N x K): 2048^3, 4096^3 (and 8192^3 with --big), skinny
@@ -30,7 +30,8 @@
 // its M x N bound of 2^16 on both sides; well under a minute). --fast: the library's configs
 // and the sgemm_fast ones on the large, skinny and odd shapes. --shallow: the library's
 // configs with every K split on products of shallow K, and two rules for the split floor
-// (shallow_choose) timed next to the plan. --list: the candidates.
+// (shallow_choose) timed next to the plan. --ring: the library's configs and the cp.async
+// ring ones ("ringS:...") on the --fast shapes. --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -85,15 +86,34 @@ constexpr WarpTilingShape kFast[] = {
     {64, 256, 8, 64, 64, 8, 16, 2},    // 64 rows, 8 x 16 a lane: 6 shared loads per 128 FMAs, not 4 per 64
 };
 constexpr int kFastCount = int(sizeof(kFast) / sizeof(kFast[0]));
+
+// The sgemm_fast kernel with interior tiles through a ring of cp.async buffers (body_ring),
+// named "ringS:...", S buffers; only with --ring.
+struct RingShape {
+    WarpTilingShape s;
+    int stages;
+};
+constexpr RingShape kRing[] = {
+    {{128, 128, 8, 64, 64, 8, 16, 2}, 3},  // cuBLAS's reported SM90 SGEMM shape: 128 x 128 x 8, 3 stages, 128 threads
+    {{128, 128, 8, 64, 64, 8, 16, 2}, 4},
+    {{128, 128, 16, 64, 64, 8, 16, 2}, 3},
+    {{128, 256, 8, 64, 64, 8, 16, 1}, 3},
+    {{128, 256, 8, 64, 64, 8, 16, 1}, 4},
+    {{64, 128, 16, 64, 32, 8, 8, 3}, 3},
+};
+constexpr int kRingCount = int(sizeof(kRing) / sizeof(kRing[0]));
 constexpr int kFirstFast = kWarpTilingConfigCount + kExtraCount;
-constexpr int kCandidates = kFirstFast + kFastCount;
+constexpr int kFirstRing = kFirstFast + kFastCount;
+constexpr int kCandidates = kFirstRing + kRingCount;
 
 constexpr WarpTilingShape candidate(int i) {
     return i < kWarpTilingConfigCount ? kWarpTilingConfigs[i]
            : i < kFirstFast           ? kExtra[i - kWarpTilingConfigCount]
-                                      : kFast[i - kFirstFast];
+           : i < kFirstRing           ? kFast[i - kFirstFast]
+                                      : kRing[i - kFirstRing].s;
 }
-constexpr bool is_fast(int i) { return i >= kFirstFast; }
+constexpr bool is_fast(int i) { return i >= kFirstFast; }  // the sgemm_fast kernel (ring or not)
+constexpr int ring_stages(int i) { return i >= kFirstRing ? kRing[i - kFirstRing].stages : 0; }
 template <int I>
 using Cfg = gk::WarpTiling<candidate(I).bm, candidate(I).bn, candidate(I).bk, candidate(I).wm, candidate(I).wn,
                            candidate(I).tm, candidate(I).tn, candidate(I).min_blocks>;
@@ -101,12 +121,12 @@ using Cfg = gk::WarpTiling<candidate(I).bm, candidate(I).bn, candidate(I).bk, ca
 using Launcher = void (*)(const GemmArgs &, bool, int, void *, cudaStream_t);
 template <int I>
 constexpr Launcher launcher() {
-    if constexpr (is_fast(I)) return &sgemm_fast::launch<Cfg<I>>;
+    if constexpr (is_fast(I)) return &sgemm_fast::launch<Cfg<I>, ring_stages(I)>;
     else return &gk::launch_warp_tiling<Cfg<I>, float>;
 }
 template <int I>
 const void *kernel_of() {
-    if constexpr (is_fast(I)) return reinterpret_cast<const void *>(&sgemm_fast::kernel<Cfg<I>>);
+    if constexpr (is_fast(I)) return reinterpret_cast<const void *>(&sgemm_fast::kernel<Cfg<I>, ring_stages(I)>);
     else return reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float>);
 }
 template <int... I>
@@ -124,7 +144,10 @@ std::string name(const WarpTilingShape &s) {
     std::snprintf(buf, sizeof buf, "%dx%dx%d/w%dx%d/t%dx%d/b%d", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn, s.min_blocks);
     return buf;
 }
-std::string name(int i) { return (is_fast(i) ? "fast:" : "") + name(candidate(i)); }
+std::string name(int i) {
+    const std::string kind = ring_stages(i) ? "ring" + std::to_string(ring_stages(i)) + ":" : is_fast(i) ? "fast:" : "";
+    return kind + name(candidate(i));
+}
 std::string line(const WarpTilingShape &s) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "{%d, %d, %d, %d, %d, %d, %d, %d}", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn,
@@ -137,7 +160,9 @@ bool g_timing = true;
 int g_sms = 1;
 // --fast: the library's configs and the sgemm_fast ones only. --shallow: the library's
 // configs only, every split on odd shapes too, and the shallow-K rules next to the plan.
-bool g_fast_only = false, g_shallow = false;
+// --ring: the library's configs and the ring ones only, on the --fast shapes (the ring
+// candidates run only then).
+bool g_fast_only = false, g_shallow = false, g_ring = false;
 
 // A candidate rule for shallow K: the plan's table, with pieces at least `floor` deep
 // (instead of kMinSplitDepth) where C has at most 2^18 elements. Small outputs keep their
@@ -260,8 +285,9 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
             runs.push_back({"rule" + std::to_string(floor), r.config, r.splits, true});
         }
     for (int i = 0; i < kCandidates; ++i) {
-        if ((g_fast_only && i >= kWarpTilingConfigCount && !is_fast(i)) ||
-            (g_shallow && i >= kWarpTilingConfigCount))
+        const bool library = i < kWarpTilingConfigCount, ring = ring_stages(i) > 0;
+        if ((ring && !g_ring) || (g_ring && !library && !ring) || (g_fast_only && !library && !is_fast(i)) ||
+            (g_shallow && !library))
             continue;
         const WarpTilingShape s = candidate(i);
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
@@ -350,13 +376,14 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--big") == 0) big = true;
         else if (std::strcmp(argv[i], "--fast") == 0) g_fast_only = true;
         else if (std::strcmp(argv[i], "--shallow") == 0) g_shallow = true;
+        else if (std::strcmp(argv[i], "--ring") == 0) g_ring = true;
         else if (std::strcmp(argv[i], "--list") == 0) {
             for (int c = 0; c < kCandidates; ++c)
                 std::printf("%-30s %3d threads %s%s\n", name(c).c_str(), threads(candidate(c)),
                             line(candidate(c)).c_str(), c < kWarpTilingConfigCount ? "  (library)" : "");
             return 0;
         } else {
-            std::printf("usage: %s [--check-only] [--quick] [--small] [--big] [--fast] [--shallow] [--list]\n", argv[0]);
+            std::printf("usage: %s [--check-only] [--quick] [--small] [--big] [--fast] [--shallow] [--ring] [--list]\n", argv[0]);
             return 1;
         }
     }
@@ -398,7 +425,7 @@ int main(int argc, char **argv) {
                   {130, 260, 1000, true},   {1000, 1001, 999, true},    {64, 4096, 4096, false},
                   {128, 4096, 4096, false}, {1024, 1024, 256, false},   {32, 4096, 2048, false},
                   {256, 256, 1024, false}};
-    } else if (g_fast_only) {
+    } else if (g_fast_only || g_ring) {
         // The sgemm_fast candidates where the library is furthest from cuBLAS, and odd
         // shapes: 1001 x 1003 x 1024 runs both paths (K whole slices: the inner tiles are
         // unchecked), the other two only the checked one (K not a multiple of BK).
