@@ -424,7 +424,8 @@ int main(int argc, char **argv) {
                   {64, 1024, 1024, false},  {64, 2048, 1024, false},    {32, 2048, 2048, false},
                   {130, 260, 1000, true},   {1000, 1001, 999, true},    {64, 4096, 4096, false},
                   {128, 4096, 4096, false}, {1024, 1024, 256, false},   {32, 4096, 2048, false},
-                  {256, 256, 1024, false}};
+                  {256, 256, 1024, false},  {257, 256, 256, false},     {64, 2049, 1024, false},
+                  {17, 4099, 4093, true}};
     } else if (g_fast_only || g_ring) {
         // The sgemm_fast candidates where the library is furthest from cuBLAS, and odd
         // shapes: 1001 x 1003 x 1024 runs both paths (K whole slices: the inner tiles are
