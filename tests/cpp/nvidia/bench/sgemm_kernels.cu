@@ -342,6 +342,21 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
                     flops / sec * 1e-12, 100.0 * blas_s / sec, err, pass ? "PASS" : "FAIL");
         std::fflush(stdout);
         ++(pass ? totals.pass : totals.fail);
+        if (g_timing && run.name == "plan" && split.pieces > 1) {
+            // The plan's second kernel alone (the slabs it reads are those just written): what
+            // the K split costs besides the main kernel.
+            gk::SplitK sk;
+            sk.k_piece = split.k_piece;
+            sk.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(ws) + 15) / 16 * 16);
+            sk.ldp = round4(sh.n);
+            const int64_t quads = sh.m * (sk.ldp / 4), blocks = (quads + 255) / 256;
+            const double sum_s = seconds([&] {
+                gk::matmul_splitk_sum_kernel<float>
+                    <<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(gc, vec_c, sk, split.pieces);
+            });
+            std::printf("%-16s %-36s %9.1f us (%.1f%% of the plan's time)\n", shape, "plan's splitk_sum alone",
+                        sum_s * 1e6, 100.0 * sum_s / sec);
+        }
         if (run.plan) {
             const std::string pick_label = label.substr(run.name.size() + 1);
             if (run.name == "plan") best.plan = pick_label, best.plan_us = sec * 1e6;
