@@ -24,7 +24,7 @@ using oprt::matmul::GemmArgs;
 namespace gk = oprt::matmul::gpu_kernels;
 using gk::kVec;
 
-template <typename Cfg, bool Checked>
+template <typename Cfg, bool Checked, bool Unroll2 = true>
 __device__ __forceinline__ void body(const GemmArgs &g, const float *__restrict__ a, const float *__restrict__ b,
                                      int64_t row0, int64_t col0, int64_t k0, int64_t k1, float (*As)[Cfg::BK][Cfg::BM],
                                      float (*Bs)[Cfg::BK][Cfg::BN], float (&acc)[Cfg::TM][Cfg::TN]) {
@@ -125,18 +125,30 @@ __device__ __forceinline__ void body(const GemmArgs &g, const float *__restrict_
         stash(0);
     }
     __syncthreads();
-    // Two slices an iteration: buffer 0 then buffer 1, each index a compile-time constant.
-    for (int64_t i = 0; i < slices; i += 2) {
-        const int64_t p0 = k0 + i * BK;
-        if (i + 1 < slices) fetch(p0 + BK);
-        compute(0);
-        if (i + 1 < slices) stash(1);
-        __syncthreads();
-        if (i + 1 >= slices) break;
-        if (i + 2 < slices) fetch(p0 + 2 * BK);
-        compute(1);
-        if (i + 2 < slices) stash(0);
-        __syncthreads();
+    if constexpr (!Unroll2) {  // one slice an iteration, the buffer index a run-time value (half the code)
+        int buf = 0;
+        for (int64_t i = 0; i < slices; ++i) {
+            const bool more = i + 1 < slices;
+            if (more) fetch(k0 + (i + 1) * BK);
+            compute(buf);
+            if (more) stash(buf ^ 1);
+            __syncthreads();
+            buf ^= 1;
+        }
+    } else {
+        // Two slices an iteration: buffer 0 then buffer 1, each index a compile-time constant.
+        for (int64_t i = 0; i < slices; i += 2) {
+            const int64_t p0 = k0 + i * BK;
+            if (i + 1 < slices) fetch(p0 + BK);
+            compute(0);
+            if (i + 1 < slices) stash(1);
+            __syncthreads();
+            if (i + 1 >= slices) break;
+            if (i + 2 < slices) fetch(p0 + 2 * BK);
+            compute(1);
+            if (i + 2 < slices) stash(0);
+            __syncthreads();
+        }
     }
 }
 
@@ -245,6 +257,7 @@ __device__ __forceinline__ void body_ring(const GemmArgs &g, const float *__rest
     wait_copies_but<0>();  // no copy still writing when the block ends (all groups are empty by now)
 }
 
+// S: as launch's, below.
 template <typename Cfg, int S>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) kernel(GemmArgs g, bool vec_c, gk::SplitK sk) {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
@@ -264,7 +277,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) kernel(GemmArg
     const bool interior = row0 + BM <= g.m && col0 + BN <= g.n && (k1 - k0) % BK == 0;
     if (!interior) body<Cfg, true>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
     else if constexpr (S >= 2) body_ring<Cfg, S>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
-    else body<Cfg, false>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
+    else body<Cfg, false, S == 0>(g, a, b, row0, col0, k0, k1, As, Bs, acc);
 
     const int t = threadIdx.x, warp = t / gk::kGroup, lane = t % gk::kGroup;
     const int wrow = warp / Cfg::kWarpCols * Cfg::WM, wcol = warp % Cfg::kWarpCols * Cfg::WN;
@@ -287,7 +300,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) kernel(GemmArg
 }
 
 // launch_warp_tiling's contract (kernel.cuh), this kernel; S: 0 for the register-staged
-// interior path, 2 or more for the cp.async ring of S buffers.
+// interior path unrolled by two slices, 1 for the same one slice an iteration, 2 or more for
+// the cp.async ring of S buffers.
 template <typename Cfg, int S>
 void launch(const GemmArgs &g, bool vec_c, int splits, void *workspace, cudaStream_t stream) {
     const int64_t tiles = ((g.m + Cfg::BM - 1) / Cfg::BM) * ((g.n + Cfg::BN - 1) / Cfg::BN);

@@ -87,13 +87,17 @@ constexpr WarpTilingShape kFast[] = {
 };
 constexpr int kFastCount = int(sizeof(kFast) / sizeof(kFast[0]));
 
-// The sgemm_fast kernel with interior tiles through a ring of cp.async buffers (body_ring),
-// named "ringS:...", S buffers; only with --ring.
+// The sgemm_fast kernel in other loop forms, by `stages`: 1, the register path one slice an
+// iteration (named "fast1:...", half the loop code: whether the unrolled loop's size costs
+// instruction fetch); 2 or more, interior tiles through a ring of that many cp.async buffers
+// (body_ring, named "ringS:...", only with --ring).
 struct RingShape {
     WarpTilingShape s;
     int stages;
 };
 constexpr RingShape kRing[] = {
+    {{128, 256, 8, 64, 64, 8, 16, 1}, 1},
+    {{128, 128, 8, 64, 64, 8, 16, 2}, 1},
     {{128, 128, 8, 64, 64, 8, 16, 2}, 3},  // cuBLAS's reported SM90 SGEMM shape: 128 x 128 x 8, 3 stages, 128 threads
     {{128, 128, 8, 64, 64, 8, 16, 2}, 4},
     {{128, 128, 16, 64, 64, 8, 16, 2}, 3},
@@ -112,8 +116,9 @@ constexpr WarpTilingShape candidate(int i) {
            : i < kFirstRing           ? kFast[i - kFirstFast]
                                       : kRing[i - kFirstRing].s;
 }
-constexpr bool is_fast(int i) { return i >= kFirstFast; }  // the sgemm_fast kernel (ring or not)
-constexpr int ring_stages(int i) { return i >= kFirstRing ? kRing[i - kFirstRing].stages : 0; }
+constexpr bool is_fast(int i) { return i >= kFirstFast; }  // the sgemm_fast kernel (any loop form)
+constexpr int ring_stages(int i) { return i >= kFirstRing ? kRing[i - kFirstRing].stages : 0; }  // launch's S
+constexpr bool is_ring(int i) { return ring_stages(i) >= 2; }
 template <int I>
 using Cfg = gk::WarpTiling<candidate(I).bm, candidate(I).bn, candidate(I).bk, candidate(I).wm, candidate(I).wn,
                            candidate(I).tm, candidate(I).tn, candidate(I).min_blocks>;
@@ -145,7 +150,10 @@ std::string name(const WarpTilingShape &s) {
     return buf;
 }
 std::string name(int i) {
-    const std::string kind = ring_stages(i) ? "ring" + std::to_string(ring_stages(i)) + ":" : is_fast(i) ? "fast:" : "";
+    const std::string kind = is_ring(i)             ? "ring" + std::to_string(ring_stages(i)) + ":"
+                             : ring_stages(i) == 1 ? "fast1:"
+                             : is_fast(i)          ? "fast:"
+                                                   : "";
     return kind + name(candidate(i));
 }
 std::string line(const WarpTilingShape &s) {
@@ -285,7 +293,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
             runs.push_back({"rule" + std::to_string(floor), r.config, r.splits, true});
         }
     for (int i = 0; i < kCandidates; ++i) {
-        const bool library = i < kWarpTilingConfigCount, ring = ring_stages(i) > 0;
+        const bool library = i < kWarpTilingConfigCount, ring = is_ring(i);
         if ((ring && !g_ring) || (g_ring && !library && !ring) || (g_fast_only && !library && !is_fast(i)) ||
             (g_shallow && !library))
             continue;
