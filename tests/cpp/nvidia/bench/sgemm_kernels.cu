@@ -1,7 +1,7 @@
 // The f32 SIMT matmul (warp_tiling, ops/matmul/nvidia/kernel.cuh) against cuBLAS SGEMM:
 // correctness and speed of every candidate configuration and K split, run by hand on a GPU.
 //
-//   camp_sgemm_bench [--check-only] [--quick] [--small] [--big] [--fast] [--shallow] [--ring] [--list]
+//   camp_sgemm_bench [--check-only] [--quick] [--small] [--big] [--large] [--shallow] [--list]
 //
 // cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH (full f32 products, no TF32), the reference
 // and the peer. Shapes (M x N x K): 2048^3, 4096^3 (and 8192^3 with --big), skinny
@@ -21,17 +21,14 @@
 // fastest candidate and the plan's pick, and at the end a summary with, for each winner
 // that is not a library configuration, the line to paste into kWarpTilingConfigs.
 //
-// The sgemm_fast candidates (sgemm_fast.cuh, names "fast:...") run the same configs through a
-// K loop with unchecked loads on interior tiles and compile-time shared buffers.
-//
 // --check-only: no timing, and only the odd and small shapes (for compute-sanitizer).
 // --quick: 4096^3, 128x4096x4096 and the odd shapes. --small: the small products only
 // (33x65x17 and 130x260x1000, which the plan gives the 32 x 64 tile, and the shapes at
-// its M x N bound of 2^16 on both sides; well under a minute). --fast: the library's configs
-// and the sgemm_fast ones on the large, skinny and odd shapes. --shallow: the library's
-// configs with every K split on products of shallow K, and two rules for the split floor
-// (shallow_choose) timed next to the plan. --ring: the library's configs and the cp.async
-// ring ones ("ringS:...") on the --fast shapes. --list: the candidates.
+// its M x N bound of 2^16 on both sides; well under a minute). --large: the library's and the
+// extra configs on the large, skinny and odd shapes the plan's large rows were set on.
+// --shallow: the library's configs with every K split on the mid-size and shallow-K
+// products the plan's smaller rows, the yield rule and the split floor were set on.
+// --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -48,7 +45,6 @@
 #include "ops/matmul/nvidia/warp_tiling_plan.h"
 #include "tests/cpp/nvidia/bench/gemm_check.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
-#include "tests/cpp/nvidia/bench/sgemm_fast.cuh"
 
 namespace {
 
@@ -62,63 +58,21 @@ namespace gk = oprt::matmul::gpu_kernels;
 
 // Configurations tried besides the library's (BM, BN, BK, WM, WN, TM, TN, blocks per SM).
 constexpr WarpTilingShape kExtra[] = {
+    {128, 256, 8, 64, 64, 8, 16, 1},   // 256 threads, 8 x 16 a lane, one block an SM
     {128, 128, 8, 64, 32, 8, 8, 2},    // 256 threads, 8 x 8 a lane, two blocks an SM
     {128, 128, 8, 32, 64, 8, 8, 2},    // warps of 32 x 64 (lanes 4 x 8)
-    {256, 128, 8, 64, 64, 16, 8, 1},
-    {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 64 x 64 warp tiles
-    {128, 128, 16, 64, 64, 8, 16, 2},
     {128, 64, 8, 64, 32, 8, 8, 3},
     {64, 128, 8, 64, 32, 8, 8, 3},
+    {64, 256, 8, 64, 64, 8, 16, 2},    // 64 rows, 8 x 16 a lane
     {64, 64, 16, 32, 32, 4, 8, 4},
     {16, 256, 16, 16, 64, 4, 8, 3},
 };
 constexpr int kExtraCount = int(sizeof(kExtra) / sizeof(kExtra[0]));
-
-// Configurations run by the sgemm_fast kernel (sgemm_fast.cuh: unchecked loads on interior
-// tiles, the K loop unrolled by two slices), named "fast:...".
-constexpr WarpTilingShape kFast[] = {
-    {128, 256, 8, 64, 64, 8, 16, 1},   // the library's large-product config
-    {128, 256, 16, 64, 64, 8, 16, 1},  // half the slices: half the loop and barrier overhead
-    {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 8 x 16 a lane, two blocks an SM
-    {128, 128, 16, 64, 64, 8, 16, 2},
-    {256, 128, 8, 64, 64, 16, 8, 1},
-    {64, 128, 16, 64, 32, 8, 8, 3},    // the library's 64-row config
-    {64, 256, 8, 64, 64, 8, 16, 2},    // 64 rows, 8 x 16 a lane: 6 shared loads per 128 FMAs, not 4 per 64
-};
-constexpr int kFastCount = int(sizeof(kFast) / sizeof(kFast[0]));
-
-// The sgemm_fast kernel in other loop forms, by `stages`: 1, the register path one slice an
-// iteration (named "fast1:...", half the loop code: whether the unrolled loop's size costs
-// instruction fetch); 2 or more, interior tiles through a ring of that many cp.async buffers
-// (body_ring, named "ringS:...", only with --ring).
-struct RingShape {
-    WarpTilingShape s;
-    int stages;
-};
-constexpr RingShape kRing[] = {
-    {{128, 256, 8, 64, 64, 8, 16, 1}, 1},
-    {{128, 128, 8, 64, 64, 8, 16, 2}, 1},
-    {{128, 128, 8, 64, 64, 8, 16, 2}, 3},  // cuBLAS's reported SM90 SGEMM shape: 128 x 128 x 8, 3 stages, 128 threads
-    {{128, 128, 8, 64, 64, 8, 16, 2}, 4},
-    {{128, 128, 16, 64, 64, 8, 16, 2}, 3},
-    {{128, 256, 8, 64, 64, 8, 16, 1}, 3},
-    {{128, 256, 8, 64, 64, 8, 16, 1}, 4},
-    {{64, 128, 16, 64, 32, 8, 8, 3}, 3},
-};
-constexpr int kRingCount = int(sizeof(kRing) / sizeof(kRing[0]));
-constexpr int kFirstFast = kWarpTilingConfigCount + kExtraCount;
-constexpr int kFirstRing = kFirstFast + kFastCount;
-constexpr int kCandidates = kFirstRing + kRingCount;
+constexpr int kCandidates = kWarpTilingConfigCount + kExtraCount;
 
 constexpr WarpTilingShape candidate(int i) {
-    return i < kWarpTilingConfigCount ? kWarpTilingConfigs[i]
-           : i < kFirstFast           ? kExtra[i - kWarpTilingConfigCount]
-           : i < kFirstRing           ? kFast[i - kFirstFast]
-                                      : kRing[i - kFirstRing].s;
+    return i < kWarpTilingConfigCount ? kWarpTilingConfigs[i] : kExtra[i - kWarpTilingConfigCount];
 }
-constexpr bool is_fast(int i) { return i >= kFirstFast; }  // the sgemm_fast kernel (any loop form)
-constexpr int ring_stages(int i) { return i >= kFirstRing ? kRing[i - kFirstRing].stages : 0; }  // launch's S
-constexpr bool is_ring(int i) { return ring_stages(i) >= 2; }
 template <int I>
 using Cfg = gk::WarpTiling<candidate(I).bm, candidate(I).bn, candidate(I).bk, candidate(I).wm, candidate(I).wn,
                            candidate(I).tm, candidate(I).tn, candidate(I).min_blocks>;
@@ -126,13 +80,11 @@ using Cfg = gk::WarpTiling<candidate(I).bm, candidate(I).bn, candidate(I).bk, ca
 using Launcher = void (*)(const GemmArgs &, bool, int, void *, cudaStream_t);
 template <int I>
 constexpr Launcher launcher() {
-    if constexpr (is_fast(I)) return &sgemm_fast::launch<Cfg<I>, ring_stages(I)>;
-    else return &gk::launch_warp_tiling<Cfg<I>, float>;
+    return &gk::launch_warp_tiling<Cfg<I>, float>;
 }
 template <int I>
 const void *kernel_of() {
-    if constexpr (is_fast(I)) return reinterpret_cast<const void *>(&sgemm_fast::kernel<Cfg<I>, ring_stages(I)>);
-    else return reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float>);
+    return reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float>);
 }
 template <int... I>
 constexpr std::array<Launcher, sizeof...(I)> launchers(std::integer_sequence<int, I...>) {
@@ -149,13 +101,7 @@ std::string name(const WarpTilingShape &s) {
     std::snprintf(buf, sizeof buf, "%dx%dx%d/w%dx%d/t%dx%d/b%d", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn, s.min_blocks);
     return buf;
 }
-std::string name(int i) {
-    const std::string kind = is_ring(i)             ? "ring" + std::to_string(ring_stages(i)) + ":"
-                             : ring_stages(i) == 1 ? "fast1:"
-                             : is_fast(i)          ? "fast:"
-                                                   : "";
-    return kind + name(candidate(i));
-}
+std::string name(int i) { return name(candidate(i)); }
 std::string line(const WarpTilingShape &s) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "{%d, %d, %d, %d, %d, %d, %d, %d}", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn,
@@ -166,33 +112,9 @@ int threads(const WarpTilingShape &s) { return (s.bm / s.wm) * (s.bn / s.wn) * 3
 
 bool g_timing = true;
 int g_sms = 1;
-// --fast: the library's configs and the sgemm_fast ones only. --shallow: the library's
-// configs only, every split on odd shapes too, and the shallow-K rules next to the plan.
-// --ring: the library's configs and the ring ones only, on the --fast shapes (the ring
-// candidates run only then).
-bool g_fast_only = false, g_shallow = false, g_ring = false;
-
-// A candidate rule for shallow K: the plan's table, with pieces at least `floor` deep
-// (instead of kMinSplitDepth) where C has at most 2^18 elements. Small outputs keep their
-// split slabs in L2 and their blocks are few, so thinner pieces pay there; large outputs
-// keep the 256 floor (slab traffic grows as K / depth).
-oprt::matmul::WarpTilingChoice shallow_choose(int64_t m, int64_t n, int64_t k, int sms, int64_t floor) {
-    using namespace oprt::matmul;
-    WarpTilingChoice c;
-    const int64_t min_depth = m * n <= (int64_t(1) << 18) ? floor : kMinSplitDepth;
-    for (const WarpTilingPlanRow &row : kWarpTilingPlan) {
-        if (m > row.max_m || m * n > row.max_mn) continue;
-        const WarpTilingShape &s = kWarpTilingConfigs[row.config];
-        const int64_t tiles = ((m + s.bm - 1) / s.bm) * ((n + s.bn - 1) / s.bn);
-        int64_t splits = tiles > 0 ? int64_t(row.fill) * sms / tiles : 1;
-        if (splits > row.max_splits) splits = row.max_splits;
-        if (splits > k / min_depth) splits = k / min_depth;
-        c.config = row.config;
-        c.splits = splits < 1 ? 1 : int(splits);
-        return c;
-    }
-    return c;
-}
+// --large: the library's and the extra configs on the --large shapes. --shallow: the
+// library's configs only, every split on odd shapes too.
+bool g_large = false, g_shallow = false;
 std::array<bool, kCandidates> g_dead{};  // configs whose launch failed
 
 // C[i][j] summed in float64, one thread each.
@@ -216,8 +138,8 @@ struct Totals {
 
 struct Best {  // one shape's summary line
     std::string shape;
-    double blas_us = 0, best_us = 0, plan_us = 0, rule64_us = 0, rule128_us = 0;
-    std::string best, plan, rule64, rule128;
+    double blas_us = 0, best_us = 0, plan_us = 0;
+    std::string best, plan;
     int best_config = -1;
 };
 
@@ -282,21 +204,13 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         std::string name;
         int config;  // candidate index
         int splits;
-        bool plan;  // the library's plan (name "plan") or a shallow-K rule (name "rule64", "rule128")
+        bool plan;  // the library's plan
     };
     std::vector<Run> runs;
     const oprt::matmul::WarpTilingChoice pick = oprt::matmul::warp_tiling_choose(sh.m, sh.n, sh.k, g_sms);
     runs.push_back({"plan", pick.config, pick.splits, true});
-    if (g_shallow)
-        for (int floor : {64, 128}) {
-            const oprt::matmul::WarpTilingChoice r = shallow_choose(sh.m, sh.n, sh.k, g_sms, floor);
-            runs.push_back({"rule" + std::to_string(floor), r.config, r.splits, true});
-        }
     for (int i = 0; i < kCandidates; ++i) {
-        const bool library = i < kWarpTilingConfigCount, ring = is_ring(i);
-        if ((ring && !g_ring) || (g_ring && !library && !ring) || (g_fast_only && !library && !is_fast(i)) ||
-            (g_shallow && !library))
-            continue;
+        if (g_shallow && i >= kWarpTilingConfigCount) continue;
         const WarpTilingShape s = candidate(i);
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
         if (!sh.odd && sh.m >= 1024 && s.bm < 64) continue;  // small-M tiles on large products: time better spent
@@ -366,10 +280,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
                         sum_s * 1e6, 100.0 * sum_s / sec);
         }
         if (run.plan) {
-            const std::string pick_label = label.substr(run.name.size() + 1);
-            if (run.name == "plan") best.plan = pick_label, best.plan_us = sec * 1e6;
-            else if (run.name == "rule64") best.rule64 = pick_label, best.rule64_us = sec * 1e6;
-            else best.rule128 = pick_label, best.rule128_us = sec * 1e6;
+            best.plan = label.substr(run.name.size() + 1), best.plan_us = sec * 1e6;
         } else if (pass && (best.best.empty() || sec * 1e6 < best.best_us)) {
             best.best = label, best.best_us = sec * 1e6, best.best_config = run.config;
         }
@@ -397,16 +308,15 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--quick") == 0) quick = true;
         else if (std::strcmp(argv[i], "--small") == 0) small = true;
         else if (std::strcmp(argv[i], "--big") == 0) big = true;
-        else if (std::strcmp(argv[i], "--fast") == 0) g_fast_only = true;
+        else if (std::strcmp(argv[i], "--large") == 0) g_large = true;
         else if (std::strcmp(argv[i], "--shallow") == 0) g_shallow = true;
-        else if (std::strcmp(argv[i], "--ring") == 0) g_ring = true;
         else if (std::strcmp(argv[i], "--list") == 0) {
             for (int c = 0; c < kCandidates; ++c)
                 std::printf("%-30s %3d threads %s%s\n", name(c).c_str(), threads(candidate(c)),
                             line(candidate(c)).c_str(), c < kWarpTilingConfigCount ? "  (library)" : "");
             return 0;
         } else {
-            std::printf("usage: %s [--check-only] [--quick] [--small] [--big] [--fast] [--shallow] [--ring] [--list]\n", argv[0]);
+            std::printf("usage: %s [--check-only] [--quick] [--small] [--big] [--large] [--shallow] [--list]\n", argv[0]);
             return 1;
         }
     }
@@ -441,18 +351,19 @@ int main(int argc, char **argv) {
         for (const Shape &s : odd)
             if (s.m * s.n * s.k < int64_t(1) << 31) shapes.push_back(s);
     } else if (g_shallow) {
-        // Shallow K against the split floor: the products whose pieces the 256 floor holds
-        // back (256^3, 512^3, 64 x 2048 x 1024, ...) and ones it must leave alone.
+        // Mid-size and shallow-K products: where a big tile leaves SMs idle (512^3,
+        // 1024 x 1024 x 256, 257 x 256 x 256), where the split floor and cap decide (256^3,
+        // 64 x 1024 x 1024, 256 x 256 x 1024), and row borders (64 x 2048 / 2049 x 1024).
         shapes = {{256, 256, 256, false},   {512, 512, 512, false},     {1024, 1024, 1024, false},
                   {64, 1024, 1024, false},  {64, 2048, 1024, false},    {32, 2048, 2048, false},
                   {130, 260, 1000, true},   {1000, 1001, 999, true},    {64, 4096, 4096, false},
                   {128, 4096, 4096, false}, {1024, 1024, 256, false},   {32, 4096, 2048, false},
                   {256, 256, 1024, false},  {257, 256, 256, false},     {64, 2049, 1024, false},
                   {17, 4099, 4093, true}};
-    } else if (g_fast_only || g_ring) {
-        // The sgemm_fast candidates where the library is furthest from cuBLAS, and odd
-        // shapes: 1001 x 1003 x 1024 runs both paths (K whole slices: the inner tiles are
-        // unchecked), the other two only the checked one (K not a multiple of BK).
+    } else if (g_large) {
+        // Large and skinny products, and odd shapes: 1001 x 1003 x 1024 runs both K loops
+        // (K whole slices: the inner tiles are unchecked), the other two only the checked
+        // one (K not a multiple of BK).
         shapes = {{4096, 4096, 4096, false}, {2048, 2048, 2048, false}, {1024, 1024, 1024, false},
                   {64, 4096, 4096, false},   {128, 4096, 4096, false},  {1001, 1003, 1024, true},
                   {17, 4099, 4093, true},    {130, 260, 1000, true}};
@@ -493,16 +404,6 @@ int main(int argc, char **argv) {
             std::printf("%-16s %10.1f %-34s %10.1f %6.1f%% %-34s %10.1f %6.1f%%\n", b.shape.c_str(), b.blas_us,
                         b.best.c_str(), b.best_us, 100.0 * b.blas_us / b.best_us, b.plan.c_str(), b.plan_us,
                         100.0 * b.blas_us / b.plan_us);
-        if (g_shallow) {
-            std::printf("\nshallow-K rules (pieces >= 64 or 128 deep where M x N <= 2^18, else >= %lld):\n",
-                        (long long)oprt::matmul::kMinSplitDepth);
-            std::printf("%-16s %-34s %7s %-34s %7s %-34s %7s\n", "MxNxK", "plan", "%cuBLAS", "rule64", "%cuBLAS",
-                        "rule128", "%cuBLAS");
-            for (const Best &b : summary)
-                std::printf("%-16s %-34s %6.1f%% %-34s %6.1f%% %-34s %6.1f%%\n", b.shape.c_str(), b.plan.c_str(),
-                            100.0 * b.blas_us / b.plan_us, b.rule64.c_str(), 100.0 * b.blas_us / b.rule64_us,
-                            b.rule128.c_str(), 100.0 * b.blas_us / b.rule128_us);
-        }
         std::printf("\nwinners not in the library (paste into kWarpTilingConfigs, warp_tiling_plan.h):\n");
         std::vector<int> shown;
         for (const Best &b : summary)
@@ -510,8 +411,7 @@ int main(int argc, char **argv) {
                 bool seen = false;
                 for (int c : shown) seen = seen || c == b.best_config;
                 if (!seen)
-                    std::printf("    %s,  // best at %s%s\n", line(candidate(b.best_config)).c_str(), b.shape.c_str(),
-                                is_fast(b.best_config) ? " (with the sgemm_fast loop, not yet in kernel.cuh)" : "");
+                    std::printf("    %s,  // best at %s\n", line(candidate(b.best_config)).c_str(), b.shape.c_str());
                 shown.push_back(b.best_config);
             }
     }
