@@ -60,7 +60,7 @@ constexpr int64_t kWarpTilingAny = int64_t(1) << 62;
 constexpr int64_t kMinSplitDepth = 64;
 constexpr WarpTilingPlanRow kWarpTilingPlan[] = {
     {16, kWarpTilingAny, 4, 16, 4, false},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
-    {kWarpTilingAny, 1 << 16, 5, 8, 4, false},          // 33 x 65 x 17: 1 tile, 1 piece; 256^3: 32 tiles, 4 pieces
+    {kWarpTilingAny, 1 << 16, 5, 8, 4, false},          // 33 x 65 x 17: 4 tiles, 1 piece; 256^3: 32 tiles, 4 pieces
     {32, kWarpTilingAny, 3, 16, 4, false},              // 17 x 4099 x 4093: 33 tiles, 16 pieces
     {64, 3 << 16, 5, 16, 4, false},                     // 64 x 2049 x 1024: 66 tiles, 8 pieces
     {64, kWarpTilingAny, 2, 16, 3, false},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
