@@ -60,9 +60,9 @@ namespace gk = oprt::matmul::gpu_kernels;
 constexpr WarpTilingShape kExtra[] = {
     {128, 256, 8, 64, 64, 8, 16, 1},   // 256 threads, 8 x 16 a lane, one block an SM
     {128, 128, 8, 64, 32, 8, 8, 2},    // 256 threads, 8 x 8 a lane, two blocks an SM
-    {128, 128, 8, 32, 64, 8, 8, 2},    // warps of 32 x 64 (lanes 4 x 8)
+    {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 8 x 16 a lane, two blocks an SM
     {128, 64, 8, 64, 32, 8, 8, 3},
-    {64, 128, 8, 64, 32, 8, 8, 3},
+    {64, 128, 16, 64, 32, 8, 8, 3},    // 64 rows, 16-deep slices
     {64, 256, 8, 64, 64, 8, 16, 2},    // 64 rows, 8 x 16 a lane
     {64, 64, 16, 32, 32, 4, 8, 4},
     {16, 256, 16, 16, 64, 4, 8, 3},
