@@ -107,13 +107,12 @@ TEST(WarpTilingPlan, SmallProductsTakeThe32x64Tile) {
 // The skinny products by M: M <= 16 the 16-row tile; 32 rows with M x N above 2^16 the
 // 32-row tile; 33-64 rows the 32 x 64 tile up to 3 x 2^16 outputs (33 x 4096 too), the
 // 64-row tile above;
-// up to 128 rows the 128 x 128 tile. Larger products: the 256 x 128 tile up to 2^20
-// outputs, the 128 x 128 tile above; where those leave SMs idle (yield), the 32 x 64 tile.
+// up to 128 rows the 128 x 128 tile. Larger products: the 128 x 128 tile, K in up to 4
+// pieces up to 2^20 outputs; where that leaves SMs idle (yield), the 32 x 64 tile.
 TEST(WarpTilingPlan, EachShapeClassGetsItsConfig) {
-    const int t128 = config_of(128, 128), t256 = config_of(256, 128), m64 = config_of(64, 128),
+    const int t128 = config_of(128, 128), m64 = config_of(64, 128),
               m32 = config_of(32, 128), m16 = config_of(16, 128), small = config_of(32, 64);
     ASSERT_GE(t128, 0);
-    ASSERT_GE(t256, 0);
     ASSERT_GE(m64, 0);
     ASSERT_GE(m32, 0);
     ASSERT_GE(m16, 0);
@@ -127,9 +126,9 @@ TEST(WarpTilingPlan, EachShapeClassGetsItsConfig) {
                           Case{32, 4096, 4096, m32, 16},     Case{32, 4096, 2048, m32, 16},
                           Case{33, 4096, 4096, small, 4},     Case{64, 4096, 4096, m64, 12},
                           Case{64, 2048, 1024, small, 8},    Case{64, 2049, 1024, small, 8},
-                          Case{128, 4096, 4096, t128, 8},    Case{1024, 1024, 1024, t256, 4},
-                          Case{1000, 1001, 999, t256, 4},    Case{2048, 2048, 2048, t128, 1},
-                          Case{4096, 4096, 4096, t128, 1},   Case{1024, 1024, 256, t256, 4},
+                          Case{128, 4096, 4096, t128, 8},    Case{1024, 1024, 1024, t128, 4},
+                          Case{1000, 1001, 999, t128, 4},    Case{2048, 2048, 2048, t128, 1},
+                          Case{4096, 4096, 4096, t128, 1},   Case{1024, 1024, 256, t128, 4},
                           Case{512, 512, 512, small, 4},     Case{257, 256, 256, small, 4}}) {
         SCOPED_TRACE(shape_str(c.m, c.n, c.k));
         const om::WarpTilingChoice got = om::warp_tiling_choose(c.m, c.n, c.k, 132);

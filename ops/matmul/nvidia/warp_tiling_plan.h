@@ -26,11 +26,10 @@ struct WarpTilingShape {
 // slices ran 64 x 4096 x 4096 in 12 pieces at 94.2%, with 16-deep slices 81.1%.
 constexpr WarpTilingShape kWarpTilingConfigs[] = {
     {128, 128, 8, 32, 64, 8, 8, 2},   // 0: large products; 256 threads, 8 x 8 a lane, two blocks an SM
-    {256, 128, 8, 64, 64, 16, 8, 1},  // 1: 1024^3-class products (up to 2^20 outputs), K in 4 pieces
-    {64, 128, 8, 64, 32, 8, 8, 3},    // 2: M <= 64
-    {32, 128, 16, 32, 32, 4, 8, 4},   // 3: M <= 32
-    {16, 128, 16, 16, 32, 4, 4, 4},   // 4: M <= 16: B streamed once, K split to fill the SMs
-    {32, 64, 16, 32, 16, 4, 4, 4},    // 5: small products: more tiles, so more blocks, than the larger configs
+    {64, 128, 8, 64, 32, 8, 8, 3},    // 1: M <= 64
+    {32, 128, 16, 32, 32, 4, 8, 4},   // 2: M <= 32
+    {16, 128, 16, 16, 32, 4, 4, 4},   // 3: M <= 16: B streamed once, K split to fill the SMs
+    {32, 64, 16, 32, 16, 4, 4, 4},    // 4: small products: more tiles, so more blocks, than the larger configs
 };
 constexpr int kWarpTilingConfigCount = int(sizeof(kWarpTilingConfigs) / sizeof(kWarpTilingConfigs[0]));
 
@@ -63,15 +62,15 @@ struct WarpTilingPlanRow {
 constexpr int64_t kWarpTilingAny = int64_t(1) << 62;
 constexpr int64_t kMinSplitDepth = 64;
 constexpr WarpTilingPlanRow kWarpTilingPlan[] = {
-    {16, kWarpTilingAny, 4, 16, 4, false},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
-    {kWarpTilingAny, 1 << 16, 5, 8, 4, false},          // 33 x 65 x 17: 4 tiles, 1 piece; 256^3: 32 tiles, 4 pieces
-    {32, kWarpTilingAny, 3, 16, 4, false},              // 17 x 4099 x 4093: 33 tiles, 16 pieces
-    {64, 3 << 16, 5, 16, 4, false},                     // 64 x 2049 x 1024: 66 tiles, 8 pieces
-    {64, kWarpTilingAny, 2, 16, 3, false},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
+    {16, kWarpTilingAny, 3, 16, 4, false},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
+    {kWarpTilingAny, 1 << 16, 4, 8, 4, false},          // 33 x 65 x 17: 4 tiles, 1 piece; 256^3: 32 tiles, 4 pieces
+    {32, kWarpTilingAny, 2, 16, 4, false},              // 17 x 4099 x 4093: 33 tiles, 16 pieces
+    {64, 3 << 16, 4, 16, 4, false},                     // 64 x 2049 x 1024: 66 tiles, 8 pieces
+    {64, kWarpTilingAny, 1, 16, 3, false},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
     {128, kWarpTilingAny, 0, 8, 2, false},              // 128 x 4096 x 4096: 32 tiles, 8 pieces
-    {kWarpTilingAny, 1 << 20, 1, 4, 1, true},           // 1024^3, 1024 x 1024 x 256: 32 tiles, 4 pieces
+    {kWarpTilingAny, 1 << 20, 0, 4, 2, true},           // 1024^3, 1024 x 1024 x 256: 64 tiles, 4 pieces
     {kWarpTilingAny, kWarpTilingAny, 0, 8, 2, true},    // from 2048^3 on: 1 piece
-    {kWarpTilingAny, kWarpTilingAny, 5, 16, 4, false},  // 512^3: 128 tiles, 4 pieces; 257 x 256 x 256: 36, 4
+    {kWarpTilingAny, kWarpTilingAny, 4, 16, 4, false},  // 512^3: 128 tiles, 4 pieces; 257 x 256 x 256: 36, 4
 };
 
 struct WarpTilingChoice {

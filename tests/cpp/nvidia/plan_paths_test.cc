@@ -504,7 +504,7 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
         {{{33, 777}, {780, 1}}, {{777, 6001}, {6004, 1}}, "64x128"},  // odd K and N, rows padded to 4
         {{{64, 1000}}, {{1000, 2052}}, "32x64"},                     // M <= 64, M x N up to 3 x 2^16
         {{{128, 1028}}, {{1028, 520}}, "128x128"},                   // M <= 128, K split
-        {{{1024, 260}}, {{260, 1024}}, "256x128"},                   // 2^20 outputs: 32 tiles, 4 pieces
+        {{{1024, 260}}, {{260, 1024}}, "128x128"},                   // 2^20 outputs: 64 tiles, 4 pieces
         {{{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}, "32x64"},      // small products: the 32 x 64 tile
         {{{200, 3000}}, {{3000, 64}}, "32x64"},                      // few outputs: small tiles, deep K
     };

@@ -59,6 +59,7 @@ namespace gk = oprt::matmul::gpu_kernels;
 // Configurations tried besides the library's (BM, BN, BK, WM, WN, TM, TN, blocks per SM).
 constexpr WarpTilingShape kExtra[] = {
     {128, 256, 8, 64, 64, 8, 16, 1},   // 256 threads, 8 x 16 a lane, one block an SM
+    {256, 128, 8, 64, 64, 16, 8, 1},   // 256 threads, 16 x 8 a lane, one block an SM
     {128, 128, 8, 64, 32, 8, 8, 2},    // 256 threads, 8 x 8 a lane, two blocks an SM
     {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 8 x 16 a lane, two blocks an SM
     {128, 64, 8, 64, 32, 8, 8, 3},
