@@ -39,12 +39,13 @@ TEST(WarpTilingPlan, RowsPointAtConfigsAndTheLastTakesAnything) {
     EXPECT_EQ(last.max_mn, om::kWarpTilingAny);
 }
 
-// Every row can be reached: no row before it holds every shape it holds.
+// Every row can be reached: a row before it that holds all its shapes must yield (be
+// passed over when its tile leaves SMs idle), or it would always take them first.
 TEST(WarpTilingPlan, NoRowIsShadowed) {
     for (int r = 1; r < kRows; ++r)
         for (int q = 0; q < r; ++q) {
             const om::WarpTilingPlanRow &before = om::kWarpTilingPlan[q], &row = om::kWarpTilingPlan[r];
-            EXPECT_FALSE(before.max_m >= row.max_m && before.max_mn >= row.max_mn)
+            EXPECT_FALSE(before.max_m >= row.max_m && before.max_mn >= row.max_mn && !before.yield)
                 << "row " << r << " is never picked: row " << q << " holds all its shapes";
         }
 }
@@ -85,7 +86,7 @@ TEST(WarpTilingPlan, ChoicesStayInBounds) {
                 }
 }
 
-// Small products (M x N <= 2^16, any M above 16) take the 32 x 64 tile.
+// Small products (M x N <= 2^16, any M above 16) take the 32 x 64 tile, K in at most 8 pieces.
 TEST(WarpTilingPlan, SmallProductsTakeThe32x64Tile) {
     const int small = config_of(32, 64);
     ASSERT_GE(small, 0) << "no 32 x 64 config in the table";
@@ -93,9 +94,9 @@ TEST(WarpTilingPlan, SmallProductsTakeThe32x64Tile) {
         int64_t m, n, k;
         int splits;  // on 132 SMs
     };
-    for (const Case &c : {Case{33, 65, 17, 1}, Case{130, 260, 1000, 3}, Case{17, 1, 4096, 16}, Case{256, 256, 256, 1},
+    for (const Case &c : {Case{33, 65, 17, 1}, Case{130, 260, 1000, 8}, Case{17, 1, 4096, 8}, Case{256, 256, 256, 4},
                           Case{1000, 65, 2048, 8}, Case{65536, 1, 100, 1}, Case{32, 2048, 2048, 8},
-                          Case{64, 1024, 1024, 4}}) {
+                          Case{64, 1024, 1024, 8}, Case{256, 256, 1024, 8}}) {
         SCOPED_TRACE(shape_str(c.m, c.n, c.k));
         const om::WarpTilingChoice got = om::warp_tiling_choose(c.m, c.n, c.k, 132);
         EXPECT_EQ(got.config, small);
@@ -103,26 +104,32 @@ TEST(WarpTilingPlan, SmallProductsTakeThe32x64Tile) {
     }
 }
 
-// The skinny products keep their configs: M <= 16 always the 16-row tile; 32 rows with M x N
-// above 2^16 the 32-row tile; 33-64 rows the 32 x 64 tile up to 2^17 outputs, the 64-row tile
-// above; everything larger the 128 x 256 tile.
-TEST(WarpTilingPlan, SkinnyAndLargeProductsKeepTheirConfigs) {
-    const int large = config_of(128, 256), m64 = config_of(64, 128), m32 = config_of(32, 128), m16 = config_of(16, 128);
-    const int small = config_of(32, 64);
-    ASSERT_GE(small, 0);
-    ASSERT_GE(large, 0);
+// The skinny products by M: M <= 16 the 16-row tile; 32 rows with M x N above 2^16 the
+// 32-row tile; 33-64 rows the 32 x 64 tile up to 3 x 2^16 outputs (33 x 4096 too), the
+// 64-row tile above;
+// up to 128 rows the 128 x 128 tile. Larger products: the 128 x 128 tile, K in up to 4
+// pieces up to 2^20 outputs; where that leaves SMs idle (yield), the 32 x 64 tile.
+TEST(WarpTilingPlan, EachShapeClassGetsItsConfig) {
+    const int t128 = config_of(128, 128), m64 = config_of(64, 128),
+              m32 = config_of(32, 128), m16 = config_of(16, 128), small = config_of(32, 64);
+    ASSERT_GE(t128, 0);
     ASSERT_GE(m64, 0);
     ASSERT_GE(m32, 0);
     ASSERT_GE(m16, 0);
+    ASSERT_GE(small, 0);
     struct Case {
         int64_t m, n, k;
         int config, splits;  // on 132 SMs
     };
-    for (const Case &c : {Case{16, 4096, 4096, m16, 16}, Case{1, 65, 17, m16, 1}, Case{16, 65536, 64, m16, 1},
-                          Case{17, 4099, 4093, m32, 15}, Case{32, 4096, 4096, m32, 16}, Case{33, 4096, 4096, m64, 12},
-                          Case{64, 4096, 4096, m64, 12}, Case{64, 2048, 1024, small, 4}, Case{64, 2049, 1024, m64, 4},
-                          Case{128, 4096, 4096, large, 8}, Case{257, 256, 256, large, 1},
-                          Case{1024, 1024, 1024, large, 4}, Case{4096, 4096, 4096, large, 1}}) {
+    for (const Case &c : {Case{16, 4096, 4096, m16, 16},     Case{1, 65, 17, m16, 1},
+                          Case{16, 65536, 64, m16, 1},       Case{17, 4099, 4093, m32, 16},
+                          Case{32, 4096, 4096, m32, 16},     Case{32, 4096, 2048, m32, 16},
+                          Case{33, 4096, 4096, small, 4},     Case{64, 4096, 4096, m64, 12},
+                          Case{64, 2048, 1024, small, 8},    Case{64, 2049, 1024, small, 8},
+                          Case{128, 4096, 4096, t128, 8},    Case{1024, 1024, 1024, t128, 4},
+                          Case{1000, 1001, 999, t128, 4},    Case{2048, 2048, 2048, t128, 1},
+                          Case{4096, 4096, 4096, t128, 1},   Case{1024, 1024, 256, t128, 4},
+                          Case{512, 512, 512, small, 4},     Case{257, 256, 256, small, 4}}) {
         SCOPED_TRACE(shape_str(c.m, c.n, c.k));
         const om::WarpTilingChoice got = om::warp_tiling_choose(c.m, c.n, c.k, 132);
         EXPECT_EQ(got.config, c.config);

@@ -245,7 +245,10 @@ __global__ void __launch_bounds__(kThreads2) matmul_vectorized_kernel(GemmArgs g
 // warp read consecutive float4 of A and of B from shared memory (broadcasts, no bank
 // conflicts) and keep all their sums in registers. Pipelining, three levels:
 // - global -> registers: the next slice is loaded while this one is computed, then
-//   stored to the other of two shared buffers (one barrier per slice);
+//   stored to the other of two shared buffers (one barrier per slice). The loop takes
+//   two slices an iteration, so which buffer is read and which written is fixed in the
+//   code; interior tiles (most of a large product) load with unchecked vector loads
+//   from pointers that step a constant each slice, only edge tiles test the bounds;
 // - shared -> registers: the fragments of step k+1 are read while step k is multiplied;
 // - A is stored transposed (its columns become rows of BM values), with the columns
 //   XOR-swizzled by the slice row so that the transposing stores do not conflict.
@@ -305,11 +308,138 @@ __device__ __forceinline__ void grouped_tile_origin(const GemmArgs &g, int64_t t
     *col0 = in_group / rows * BN;
 }
 
+// The K loop of one block over columns k0 .. k1 of A, summing into acc. Checked: the
+// loads test M, N and k1 (edge tiles); unchecked (interior tiles: the tile inside M and
+// N, k1 - k0 a whole number of slices): plain vector loads from pointers that advance by
+// a constant each slice. The loop takes two slices an iteration, buffer 0 then buffer 1,
+// so every shared-memory address is a base fixed before the loop plus a constant.
+template <typename Cfg, typename T, bool Checked>
+__device__ __forceinline__ void warp_tiling_k_loop(const GemmArgs &g, int64_t row0, int64_t col0, int64_t k0,
+                                                   int64_t k1, float (*As)[Cfg::BK][Cfg::BM],
+                                                   float (*Bs)[Cfg::BK][Cfg::BN], float (&acc)[Cfg::TM][Cfg::TN]) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int kThreads = Cfg::kThreads;
+    const T *a = static_cast<const T *>(g.a);
+    const T *b = static_cast<const T *>(g.b);
+    const int t = threadIdx.x, warp = t / kGroup, lane = t % kGroup;
+    const int wrow = warp / Cfg::kWarpCols * Cfg::WM, wcol = warp % Cfg::kWarpCols * Cfg::WN;
+    const int lrow = lane / Cfg::kLaneCols * kVec, lcol = lane % Cfg::kLaneCols * kVec;
+
+    // Global -> registers. Consecutive threads take consecutive 4-vectors of a row of A
+    // (BK/4 a row) and of B (BN/4 a row); a thread keeps one column and steps down the
+    // rows: A rows ar + v * kARowStep at column ac, B rows br + v * kBRowStep at column bc.
+    static_assert(kThreads % (BK / kVec) == 0 && kThreads % (BN / kVec) == 0, "one column a thread");
+    constexpr int kARowStep = kThreads / (BK / kVec), kBRowStep = kThreads / (BN / kVec);
+    const int ar = t / (BK / kVec), ac = t % (BK / kVec) * kVec;
+    const int br = t / (BN / kVec), bc = t % (BN / kVec) * kVec;
+    const T *pa = a + (row0 + ar) * g.a_row + k0 + ac;
+    const T *pb = b + (k0 + br) * g.b_row + col0 + bc;
+    const int64_t a_step = int64_t(kARowStep) * g.a_row, b_step = int64_t(kBRowStep) * g.b_row;
+    float a_next[Cfg::kALoads][kVec], b_next[Cfg::kBLoads][kVec];
+    auto fetch = [&](int64_t p0) {  // p0: the slice's first column of A
+#pragma unroll
+        for (int v = 0; v < Cfg::kALoads; ++v) {
+            const int r = ar + v * kARowStep;
+            if (Cfg::kAVecs % kThreads != 0 && r >= BM) break;  // a thread without an A vector
+            if (!Checked) {
+                const gpu::Vec<T, kVec> x = gpu::load_vec<kVec>(pa + v * a_step);
+#pragma unroll
+                for (int q = 0; q < kVec; ++q) a_next[v][q] = dev::to_f32(x.v[q]);
+            } else if (row0 + r < g.m) {
+                load4(a + (row0 + r) * g.a_row, p0 + ac, k1, a_next[v]);
+            } else {
+                a_next[v][0] = a_next[v][1] = a_next[v][2] = a_next[v][3] = 0.0f;
+            }
+        }
+#pragma unroll
+        for (int v = 0; v < Cfg::kBLoads; ++v) {
+            const int r = br + v * kBRowStep;
+            if (Cfg::kBVecs % kThreads != 0 && r >= BK) break;
+            if (!Checked) {
+                const gpu::Vec<T, kVec> x = gpu::load_vec<kVec>(pb + v * b_step);
+#pragma unroll
+                for (int q = 0; q < kVec; ++q) b_next[v][q] = dev::to_f32(x.v[q]);
+            } else if (p0 + r < k1) {
+                load4(b + (p0 + r) * g.b_row, col0 + bc, g.n, b_next[v]);
+            } else {
+                b_next[v][0] = b_next[v][1] = b_next[v][2] = b_next[v][3] = 0.0f;
+            }
+        }
+        pa += BK;
+        pb += BK * g.b_row;
+    };
+    // Registers -> shared buffer `buf`: A transposed and swizzled, B as it is.
+    auto stash = [&](int buf) {
+#pragma unroll
+        for (int v = 0; v < Cfg::kALoads; ++v) {
+            const int r = ar + v * kARowStep;
+            if (Cfg::kAVecs % kThreads != 0 && r >= BM) break;
+#pragma unroll
+            for (int q = 0; q < kVec; ++q) As[buf][ac + q][r ^ Cfg::swizzle(ac + q)] = a_next[v][q];
+        }
+#pragma unroll
+        for (int v = 0; v < Cfg::kBLoads; ++v) {
+            const int r = br + v * kBRowStep;
+            if (Cfg::kBVecs % kThreads != 0 && r >= BK) break;
+            *reinterpret_cast<float4 *>(&Bs[buf][r][bc]) = make_float4(b_next[v][0], b_next[v][1], b_next[v][2], b_next[v][3]);
+        }
+    };
+    // Shared -> registers: this lane's TM values of A and TN of B at slice row k. The A
+    // offsets, swizzle included, take one value per 4 slice rows: computed once here.
+    int a_off[BK / kVec][TM / kVec];
+#pragma unroll
+    for (int w = 0; w < BK / kVec; ++w)
+#pragma unroll
+        for (int s = 0; s < TM / kVec; ++s) a_off[w][s] = (wrow + s * Cfg::kSubM + lrow) ^ Cfg::swizzle(w * kVec);
+    const int b_off = wcol + lcol;
+    auto fragments = [&](int buf, int k, float (&af)[TM], float (&bf)[TN]) {
+#pragma unroll
+        for (int s = 0; s < TM / kVec; ++s)
+            *reinterpret_cast<float4 *>(&af[s * kVec]) = *reinterpret_cast<const float4 *>(&As[buf][k][a_off[k / kVec][s]]);
+#pragma unroll
+        for (int s = 0; s < TN / kVec; ++s)
+            *reinterpret_cast<float4 *>(&bf[s * kVec]) = *reinterpret_cast<const float4 *>(&Bs[buf][k][b_off + s * Cfg::kSubN]);
+    };
+    // One slice from buffer `buf`: the fragments of step k + 1 are read during step k's FMAs.
+    auto compute = [&](int buf) {
+        float af[2][TM], bf[2][TN];
+        fragments(buf, 0, af[0], bf[0]);
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            if (k + 1 < BK) fragments(buf, k + 1, af[(k + 1) % 2], bf[(k + 1) % 2]);
+#pragma unroll
+            for (int r = 0; r < TM; ++r)
+#pragma unroll
+                for (int c = 0; c < TN; ++c) acc[r][c] += af[k % 2][r] * bf[k % 2][c];
+        }
+    };
+
+    // Slice i is computed from buffer i % 2 while slice i + 1 is loaded into registers, then
+    // stored into the other buffer (nobody reads it during slice i); one barrier a slice.
+    const int64_t slices = (k1 - k0 + BK - 1) / BK;
+    if (slices > 0) {
+        fetch(k0);
+        stash(0);
+    }
+    __syncthreads();
+    for (int64_t i = 0; i < slices; i += 2) {
+        const int64_t p0 = k0 + i * BK;
+        if (i + 1 < slices) fetch(p0 + BK);
+        compute(0);
+        if (i + 1 < slices) stash(1);
+        __syncthreads();
+        if (i + 1 >= slices) break;
+        if (i + 2 < slices) fetch(p0 + 2 * BK);
+        compute(1);
+        if (i + 2 < slices) stash(0);
+        __syncthreads();
+    }
+}
+
 template <typename Cfg, typename T>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) matmul_warp_tiling_kernel(GemmArgs g, bool vec_c,
                                                                                           SplitK sk) {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
-    constexpr int kThreads = Cfg::kThreads;
     __shared__ alignas(16) float As[2][BK][BM];
     __shared__ alignas(16) float Bs[2][BK][BN];
     const int64_t tiles = ((g.m + BM - 1) / BM) * ((g.n + BN - 1) / BN);
@@ -317,84 +447,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) matmul_warp_ti
     int64_t row0, col0;
     grouped_tile_origin<BM, BN>(g, int64_t(blockIdx.x) % tiles, &row0, &col0);
     const int64_t k0 = piece * sk.k_piece, k1 = k0 + sk.k_piece < g.k ? k0 + sk.k_piece : g.k;
-    const T *a = static_cast<const T *>(g.a);
-    const T *b = static_cast<const T *>(g.b);
+
+    float acc[TM][TN] = {};  // [sub-row block * 4 + r][sub-column block * 4 + c]
+    const bool interior = row0 + BM <= g.m && col0 + BN <= g.n && (k1 - k0) % BK == 0;  // the same in the whole block
+    if (interior) warp_tiling_k_loop<Cfg, T, false>(g, row0, col0, k0, k1, As, Bs, acc);
+    else warp_tiling_k_loop<Cfg, T, true>(g, row0, col0, k0, k1, As, Bs, acc);
+
     const int t = threadIdx.x, warp = t / kGroup, lane = t % kGroup;
     const int wrow = warp / Cfg::kWarpCols * Cfg::WM, wcol = warp % Cfg::kWarpCols * Cfg::WN;
     const int lrow = lane / Cfg::kLaneCols * kVec, lcol = lane % Cfg::kLaneCols * kVec;
-
-    // Global -> registers. A vector e of a slice: A row e / (BK/4), columns (e % (BK/4)) * 4
-    // (consecutive threads along a row of A); B row e / (BN/4), columns (e % (BN/4)) * 4.
-    float a_next[Cfg::kALoads][kVec], b_next[Cfg::kBLoads][kVec];
-    auto fetch = [&](int64_t p0) {
-#pragma unroll
-        for (int v = 0; v < Cfg::kALoads; ++v) {
-            const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
-            if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
-            if (row0 + r < g.m) load4(a + (row0 + r) * g.a_row, p0 + c, k1, a_next[v]);
-            else a_next[v][0] = a_next[v][1] = a_next[v][2] = a_next[v][3] = 0.0f;
-        }
-#pragma unroll
-        for (int v = 0; v < Cfg::kBLoads; ++v) {
-            const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
-            if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
-            if (p0 + r < k1) load4(b + (p0 + r) * g.b_row, col0 + c, g.n, b_next[v]);
-            else b_next[v][0] = b_next[v][1] = b_next[v][2] = b_next[v][3] = 0.0f;
-        }
-    };
-    // Registers -> shared buffer `buf`: A transposed and swizzled, B as it is.
-    auto stash = [&](int buf) {
-#pragma unroll
-        for (int v = 0; v < Cfg::kALoads; ++v) {
-            const int e = t + v * kThreads, r = e / (BK / kVec), c = e % (BK / kVec) * kVec;
-            if (Cfg::kAVecs % kThreads != 0 && e >= Cfg::kAVecs) break;
-#pragma unroll
-            for (int q = 0; q < kVec; ++q) As[buf][c + q][r ^ Cfg::swizzle(c + q)] = a_next[v][q];
-        }
-#pragma unroll
-        for (int v = 0; v < Cfg::kBLoads; ++v) {
-            const int e = t + v * kThreads, r = e / (BN / kVec), c = e % (BN / kVec) * kVec;
-            if (Cfg::kBVecs % kThreads != 0 && e >= Cfg::kBVecs) break;
-            *reinterpret_cast<float4 *>(&Bs[buf][r][c]) = make_float4(b_next[v][0], b_next[v][1], b_next[v][2], b_next[v][3]);
-        }
-    };
-    // Shared -> registers: this lane's TM values of A and TN of B at slice row k.
-    auto fragments = [&](int buf, int k, float (&af)[TM], float (&bf)[TN]) {
-#pragma unroll
-        for (int s = 0; s < TM / kVec; ++s)
-            *reinterpret_cast<float4 *>(&af[s * kVec]) =
-                *reinterpret_cast<const float4 *>(&As[buf][k][(wrow + s * Cfg::kSubM + lrow) ^ Cfg::swizzle(k)]);
-#pragma unroll
-        for (int s = 0; s < TN / kVec; ++s)
-            *reinterpret_cast<float4 *>(&bf[s * kVec]) =
-                *reinterpret_cast<const float4 *>(&Bs[buf][k][wcol + s * Cfg::kSubN + lcol]);
-    };
-
-    float acc[TM][TN] = {};  // [sub-row block * 4 + r][sub-column block * 4 + c]
-    int buf = 0;
-    if (k0 < k1) {
-        fetch(k0);
-        stash(0);
-    }
-    __syncthreads();
-    for (int64_t p0 = k0; p0 < k1; p0 += BK) {
-        const bool more = p0 + BK < k1;
-        if (more) fetch(p0 + BK);  // in flight while this slice is computed
-        float af[2][TM], bf[2][TN];
-        fragments(buf, 0, af[0], bf[0]);
-#pragma unroll
-        for (int k = 0; k < BK; ++k) {
-            if (k + 1 < BK) fragments(buf, k + 1, af[(k + 1) % 2], bf[(k + 1) % 2]);  // read during the FMAs
-#pragma unroll
-            for (int r = 0; r < TM; ++r)
-#pragma unroll
-                for (int c = 0; c < TN; ++c) acc[r][c] += af[k % 2][r] * bf[k % 2][c];
-        }
-        if (more) stash(buf ^ 1);  // the other buffer: nobody reads it in this slice
-        __syncthreads();
-        buf ^= 1;
-    }
-
 #pragma unroll
     for (int r = 0; r < TM; ++r) {
         const int64_t i = row0 + wrow + r / kVec * Cfg::kSubM + lrow + r % kVec;

@@ -19,10 +19,14 @@ struct WarpTilingShape {
     int bm, bn, bk, wm, wn, tm, tn, min_blocks;
 };
 
-// The configurations compiled into the library, by index.
+// The configurations compiled into the library, by index. The two main tiles measured on the
+// H200 (2026-12-02, camp_sgemm_bench --large, % of cuBLAS SGEMM): 128 x 128 with warps of
+// 32 x 64 and lanes of 8 x 8 ran 4096^3 at 94.0% and 128 x 4096 x 4096 in 8 pieces at 92.4%,
+// where warps of 64 x 64 with lanes of 8 x 16 ran 91.6% and 84.3%; 64 x 128 with 8-deep
+// slices ran 64 x 4096 x 4096 in 12 pieces at 94.2%, with 16-deep slices 81.1%.
 constexpr WarpTilingShape kWarpTilingConfigs[] = {
-    {128, 256, 8, 64, 64, 8, 16, 1},  // 0: large products; 256 threads, 8 x 16 a lane, one block an SM
-    {64, 128, 16, 64, 32, 8, 8, 3},   // 1: M <= 64, and K split for fewer tiles than SMs
+    {128, 128, 8, 32, 64, 8, 8, 2},   // 0: large products; 256 threads, 8 x 8 a lane, two blocks an SM
+    {64, 128, 8, 64, 32, 8, 8, 3},    // 1: M <= 64
     {32, 128, 16, 32, 32, 4, 8, 4},   // 2: M <= 32
     {16, 128, 16, 16, 32, 4, 4, 4},   // 3: M <= 16: B streamed once, K split to fill the SMs
     {32, 64, 16, 32, 16, 4, 4, 4},    // 4: small products: more tiles, so more blocks, than the larger configs
@@ -31,7 +35,10 @@ constexpr int kWarpTilingConfigCount = int(sizeof(kWarpTilingConfigs) / sizeof(k
 
 // The first row whose max_m and max_mn hold picks the config. K is then split until
 // the blocks (tiles x pieces) reach fill x SMs, at most max_splits pieces, each at least
-// kMinSplitDepth deep.
+// kMinSplitDepth deep. A row marked `yield` is passed over when its blocks, so split,
+// still fill under three quarters of the SMs' block slots (SMs x the config's blocks an
+// SM): a big tile on a mid-size product (512^3, 257 x 256 x 256) leaves SMs idle, and
+// the last row's 32 x 64 tile runs more blocks.
 //
 // Small products (M x N at most 2^16) take the 32 x 64 tile whatever M is: they run a
 // few blocks, so their time is one block's, and a lane of the 32 x 64 tile sums 4 x 4
@@ -39,25 +46,31 @@ constexpr int kWarpTilingConfigCount = int(sizeof(kWarpTilingConfigs) / sizeof(k
 // blocks. The row sits after the M <= 16 row (a 16-row tile wastes fewer rows there) and
 // before the 32- and 64-row rows, which keep the skinny products whose N is large
 // (32 x 4096 and 64 x 4096 are above the bound). Up to 64 rows the 32 x 64 tile also wins
-// to 2^17 outputs (H200, 2026-12-02, camp_sgemm_bench --small: 64 x 2048 x 1024 in 4 pieces
-// 16.3 us, 82.5% of cuBLAS, where the 64 x 128 tile took 24.0 us, 56.2%); 32 rows keep the
-// 32 x 128 tile there (32 x 4096 x 2048: 95.4% against 91.5% for 32 x 64 in 4 pieces).
+// to 3 x 2^16 outputs (H200, 2026-12-02, camp_sgemm_bench --shallow: 64 x 2049 x 1024 in
+// 4 pieces 77.9% of cuBLAS, the 64 x 128 tile 53.9%; 64 x 4096 x 4096 stays on the
+// 64 x 128 tile). Pieces at least 64 deep, at most 8 for small products: 256^3 in 4
+// pieces 112.8% of cuBLAS where 256-deep pieces (1 piece) gave 67.3%; 64 x 1024 x 1024
+// and 256 x 256 x 1024 in 8 pieces 91.5% and 87.0%, in 16 pieces 84.8% and 80.7%.
 struct WarpTilingPlanRow {
     int64_t max_m;   // rows of C at most
     int64_t max_mn;  // elements of C (M x N) at most
     int config;
     int max_splits;
-    int fill;  // blocks per SM to aim for
+    int fill;    // blocks per SM to aim for
+    bool yield;  // passed over when its blocks fill under 3/4 of the SMs' slots
 };
 constexpr int64_t kWarpTilingAny = int64_t(1) << 62;
-constexpr int64_t kMinSplitDepth = 256;
+constexpr int64_t kMinSplitDepth = 64;
 constexpr WarpTilingPlanRow kWarpTilingPlan[] = {
-    {16, kWarpTilingAny, 3, 16, 4},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
-    {kWarpTilingAny, 1 << 16, 4, 16, 4},         // 33 x 65 x 17: 4 tiles, 1 piece; 130 x 260 x 1000: 25 tiles, 3
-    {32, kWarpTilingAny, 2, 16, 4},
-    {64, 1 << 17, 4, 16, 4},                     // 64 x 2048 x 1024: 64 tiles, 4 pieces
-    {64, kWarpTilingAny, 1, 16, 3},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
-    {kWarpTilingAny, kWarpTilingAny, 0, 8, 1},   // 128 x 4096 x 4096: 8 pieces; 1024^3: 4; from 2048^3 on: 1
+    {16, kWarpTilingAny, 3, 16, 4, false},              // 16 x 4096 x 4096: 32 tiles, 16 pieces (more loads in flight)
+    {kWarpTilingAny, 1 << 16, 4, 8, 4, false},          // 33 x 65 x 17: 4 tiles, 1 piece; 256^3: 32 tiles, 4 pieces
+    {32, kWarpTilingAny, 2, 16, 4, false},              // 17 x 4099 x 4093: 33 tiles, 16 pieces
+    {64, 3 << 16, 4, 16, 4, false},                     // 64 x 2049 x 1024: 66 tiles, 8 pieces
+    {64, kWarpTilingAny, 1, 16, 3, false},              // 64 x 4096 x 4096: 32 tiles, 12 pieces
+    {128, kWarpTilingAny, 0, 8, 2, false},              // 128 x 4096 x 4096: 32 tiles, 8 pieces
+    {kWarpTilingAny, 1 << 20, 0, 4, 2, true},           // 1024^3, 1024 x 1024 x 256: 64 tiles, 4 pieces
+    {kWarpTilingAny, kWarpTilingAny, 0, 8, 2, true},    // from 2048^3 on: 1 piece
+    {kWarpTilingAny, kWarpTilingAny, 4, 16, 4, false},  // 512^3: 128 tiles, 4 pieces; 257 x 256 x 256: 36, 4
 };
 
 struct WarpTilingChoice {
@@ -74,8 +87,10 @@ inline WarpTilingChoice warp_tiling_choose(int64_t m, int64_t n, int64_t k, int 
         int64_t splits = tiles > 0 ? int64_t(row.fill) * sms / tiles : 1;
         if (splits > row.max_splits) splits = row.max_splits;
         if (splits > k / kMinSplitDepth) splits = k / kMinSplitDepth;
+        if (splits < 1) splits = 1;
+        if (row.yield && 4 * tiles * splits < 3 * int64_t(sms) * s.min_blocks) continue;
         c.config = row.config;
-        c.splits = splits < 1 ? 1 : int(splits);
+        c.splits = int(splits);
         return c;
     }
     return c;

@@ -486,9 +486,9 @@ std::string warp_tiling_tile(int64_t m, int64_t n, int64_t k) {
 
 // Skinny f32 products (few tiles for the SMs): each config the plan picks, with K split
 // into pieces summed by a second kernel; odd K (rows padded to 4 elements), odd N, a last
-// piece shorter than the others. M x N just above 2^16 keeps the 32-row tile and the large
-// one, above 2^17 the 64-row tile; below them the 32 x 64 tile takes over
-// (MatmulWarpTilingSmallProducts).
+// piece shorter than the others. M x N just above 2^16 keeps the 32-row tile, up to 128
+// rows the 128 x 128 tile, 33-64 rows above 3 x 2^16 the 64-row tile; below them the
+// 32 x 64 tile takes over (MatmulWarpTilingSmallProducts).
 TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
     ExpectKernel k("warp_tiling");
     const oprt_dtype_t f32 = OPRT_DTYPE_F32;
@@ -500,9 +500,11 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
         {{{16, 2048}}, {{2048, 1024}}, "16x128"},                    // M <= 16: 16-row tiles
         {{{5, 1024}}, {{1024, 260}}, "16x128"},                      // a few rows
         {{{32, 1000}}, {{1000, 2052}}, "32x128"},                    // M <= 32; K not a whole number of pieces
-        {{{64, 1000}}, {{1000, 2052}}, "64x128"},                    // M <= 64, M x N above 2^17
-        {{{33, 777}, {780, 1}}, {{777, 4001}, {4004, 1}}, "64x128"},  // odd K and N, rows padded to 4
-        {{{128, 1028}}, {{1028, 520}}, "128x256"},                   // the large config, K split
+        {{{64, 1000}}, {{1000, 4100}}, "64x128"},                    // M <= 64, M x N above 3 x 2^16
+        {{{33, 777}, {780, 1}}, {{777, 6001}, {6004, 1}}, "64x128"},  // odd K and N, rows padded to 4
+        {{{64, 1000}}, {{1000, 2052}}, "32x64"},                     // M <= 64, M x N up to 3 x 2^16
+        {{{128, 1028}}, {{1028, 520}}, "128x128"},                   // M <= 128, K split
+        {{{1024, 260}}, {{260, 1024}}, "128x128"},                   // 2^20 outputs: 64 tiles, 4 pieces
         {{{33, 777}, {780, 1}}, {{777, 37}, {40, 1}}, "32x64"},      // small products: the 32 x 64 tile
         {{{200, 3000}}, {{3000, 64}}, "32x64"},                      // few outputs: small tiles, deep K
     };
@@ -514,10 +516,14 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK) {
     }
     check_matmul(f32, {{64, 1000}}, {{1000, 1028}}, {1100, 1});  // C rows padded: split sums stored as vectors
     check_matmul(f32, {{33, 777}, {780, 1}}, {{777, 2001}, {2004, 1}}, {4004, 2});  // strided C
-    // K too short to split, and enough tiles: one piece.
-    EXPECT_EQ(matmul_workspace(f32, {{1024, 260}}, {{260, 1024}}), 0u);
-    check_matmul(f32, {{1024, 260}}, {{260, 1024}});
-    check_matmul(f32, {{1031, 260}}, {{260, 1029}, {1032, 1}});
+    // Enough tiles: one piece.
+    EXPECT_EQ(warp_tiling_tile(2048, 2048, 260), "128x128");
+    EXPECT_EQ(matmul_workspace(f32, {{2048, 260}}, {{260, 2048}}), 0u);
+    check_matmul(f32, {{2048, 260}}, {{260, 2048}});
+    check_matmul(f32, {{2055, 260}}, {{260, 2053}, {2056, 1}});  // edge tiles on both sides
+    // A mid-size product whose larger tiles would leave SMs idle: the 32 x 64 tile.
+    EXPECT_EQ(warp_tiling_tile(512, 512, 512), "32x64");
+    check_matmul(f32, {{512, 512}}, {{512, 512}});
 }
 
 // Small products (M x N <= 2^16, M above 16) take the 32 x 64 tile (128 threads, 4 x 4 a
@@ -536,12 +542,12 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSmallProducts) {
     const Case cases[] = {
         {{{33, 17}, {20, 1}}, {{17, 65}, {68, 1}}, {}, 0, false},             // 33 x 65 x 17: 2 x 2 tiles
         {{{33, 17}, {20, 1}, 4}, {{17, 65}, {68, 1}, 8}, {130, 2}, 3, false},  // offsets, strided C
-        {{{130, 1000}}, {{1000, 260}}, {}, 0, true},                          // 130 x 260 x 1000: 3 pieces
+        {{{130, 1000}}, {{1000, 260}}, {}, 0, true},                          // 130 x 260 x 1000: 8 pieces
         {{{130, 1001}, {1004, 1}}, {{1001, 259}, {260, 1}}, {264, 1}, 0, true},  // odd, C rows padded
         {{{1000, 2048}}, {{2048, 65}, {68, 1}}, {}, 0, true},                 // many rows, few columns
-        {{{4099, 300}}, {{300, 1}, {4, 1}}, {}, 0, false},                    // one column
+        {{{4099, 300}}, {{300, 1}, {4, 1}}, {}, 0, true},                     // one column
         {{{17, 5}, {8, 1}}, {{5, 3}, {4, 1}}, {}, 0, false},                  // one slice, mostly padding
-        {{{256, 256}}, {{256, 256}}, {}, 0, false},                           // M x N = 2^16 exactly
+        {{{256, 256}}, {{256, 256}}, {}, 0, true},                            // M x N = 2^16 exactly
         {{{64, 1024}}, {{1024, 1024}}, {}, 0, true},                          // 64 rows at 2^16
         {{{64, 1024}}, {{1024, 2048}}, {}, 0, true},                          // 64 rows at 2^17
     };
@@ -554,11 +560,13 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSmallProducts) {
         }
         check_matmul(f32, c.a, c.b, c.c_strides, c.c_offset);
     }
-    // Just past the bounds: the 32-row tile at 32 rows, the 64-row tile at 64.
+    // Just past the bounds: the 32-row tile at 32 rows past 2^16, the 64-row tile at 64 rows
+    // past 3 x 2^16.
     EXPECT_EQ(warp_tiling_tile(32, 2049, 1024), "32x128");
     check_matmul(f32, {{32, 1024}}, {{1024, 2049}, {2052, 1}});
-    EXPECT_EQ(warp_tiling_tile(64, 2049, 1024), "64x128");
-    check_matmul(f32, {{64, 1024}}, {{1024, 2049}, {2052, 1}});
+    EXPECT_EQ(warp_tiling_tile(64, 2049, 1024), "32x64");
+    EXPECT_EQ(warp_tiling_tile(64, 3073, 1024), "64x128");
+    check_matmul(f32, {{64, 1024}}, {{1024, 3073}, {3076, 1}});
 }
 
 // The warp_tiling ladder step in f16 / bf16 takes the same plan (split sums rounded once).
@@ -568,7 +576,8 @@ TEST_F(NvidiaPlanPaths, MatmulWarpTilingSplitK16Bit) {
         check_matmul(dt, {{16, 2048}}, {{2048, 520}});
         check_matmul(dt, {{33, 777}, {780, 1}}, {{777, 37}, {40, 1}});
         check_matmul(dt, {{33, 17}, {20, 1}}, {{17, 65}, {68, 1}});  // the 32 x 64 tile
-        check_matmul(dt, {{130, 1000}}, {{1000, 260}});              // the 32 x 64 tile, 3 pieces
+        check_matmul(dt, {{130, 1000}}, {{1000, 260}});              // the 32 x 64 tile, 8 pieces
+        check_matmul(dt, {{128, 1028}}, {{1028, 520}});              // the 128 x 128 tile, K split
     }
 }
 

@@ -1,7 +1,7 @@
 // The f32 SIMT matmul (warp_tiling, ops/matmul/nvidia/kernel.cuh) against cuBLAS SGEMM:
 // correctness and speed of every candidate configuration and K split, run by hand on a GPU.
 //
-//   camp_sgemm_bench [--check-only] [--quick] [--small] [--big] [--list]
+//   camp_sgemm_bench [--check-only] [--quick] [--small] [--big] [--large] [--shallow] [--list]
 //
 // cuBLAS: cublasSgemm with CUBLAS_DEFAULT_MATH (full f32 products, no TF32), the reference
 // and the peer. Shapes (M x N x K): 2048^3, 4096^3 (and 8192^3 with --big), skinny
@@ -24,7 +24,11 @@
 // --check-only: no timing, and only the odd and small shapes (for compute-sanitizer).
 // --quick: 4096^3, 128x4096x4096 and the odd shapes. --small: the small products only
 // (33x65x17 and 130x260x1000, which the plan gives the 32 x 64 tile, and the shapes at
-// its M x N bound of 2^16 on both sides; well under a minute). --list: the candidates.
+// its M x N bound of 2^16 on both sides; well under a minute). --large: the library's and the
+// extra configs on the large, skinny and odd shapes the plan's large rows were set on.
+// --shallow: the library's configs with every K split on the mid-size and shallow-K
+// products the plan's smaller rows, the yield rule and the split floor were set on.
+// --list: the candidates.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -54,13 +58,13 @@ namespace gk = oprt::matmul::gpu_kernels;
 
 // Configurations tried besides the library's (BM, BN, BK, WM, WN, TM, TN, blocks per SM).
 constexpr WarpTilingShape kExtra[] = {
+    {128, 256, 8, 64, 64, 8, 16, 1},   // 256 threads, 8 x 16 a lane, one block an SM
+    {256, 128, 8, 64, 64, 16, 8, 1},   // 256 threads, 16 x 8 a lane, one block an SM
     {128, 128, 8, 64, 32, 8, 8, 2},    // 256 threads, 8 x 8 a lane, two blocks an SM
-    {128, 128, 8, 32, 64, 8, 8, 2},    // warps of 32 x 64 (lanes 4 x 8)
-    {256, 128, 8, 64, 64, 16, 8, 1},
-    {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 64 x 64 warp tiles
-    {128, 128, 16, 64, 64, 8, 16, 2},
+    {128, 128, 8, 64, 64, 8, 16, 2},   // 128 threads, 8 x 16 a lane, two blocks an SM
     {128, 64, 8, 64, 32, 8, 8, 3},
-    {64, 128, 8, 64, 32, 8, 8, 3},
+    {64, 128, 16, 64, 32, 8, 8, 3},    // 64 rows, 16-deep slices
+    {64, 256, 8, 64, 64, 8, 16, 2},    // 64 rows, 8 x 16 a lane
     {64, 64, 16, 32, 32, 4, 8, 4},
     {16, 256, 16, 16, 64, 4, 8, 3},
 };
@@ -75,14 +79,22 @@ using Cfg = gk::WarpTiling<candidate(I).bm, candidate(I).bn, candidate(I).bk, ca
                            candidate(I).tm, candidate(I).tn, candidate(I).min_blocks>;
 
 using Launcher = void (*)(const GemmArgs &, bool, int, void *, cudaStream_t);
+template <int I>
+constexpr Launcher launcher() {
+    return &gk::launch_warp_tiling<Cfg<I>, float>;
+}
+template <int I>
+const void *kernel_of() {
+    return reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float>);
+}
 template <int... I>
 constexpr std::array<Launcher, sizeof...(I)> launchers(std::integer_sequence<int, I...>) {
-    return {&gk::launch_warp_tiling<Cfg<I>, float>...};
+    return {launcher<I>()...};
 }
 constexpr auto kLaunchers = launchers(std::make_integer_sequence<int, kCandidates>{});
 template <int... I>
 std::array<const void *, sizeof...(I)> kernels(std::integer_sequence<int, I...>) {
-    return {reinterpret_cast<const void *>(&gk::matmul_warp_tiling_kernel<Cfg<I>, float>)...};
+    return {kernel_of<I>()...};
 }
 
 std::string name(const WarpTilingShape &s) {
@@ -90,6 +102,7 @@ std::string name(const WarpTilingShape &s) {
     std::snprintf(buf, sizeof buf, "%dx%dx%d/w%dx%d/t%dx%d/b%d", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn, s.min_blocks);
     return buf;
 }
+std::string name(int i) { return name(candidate(i)); }
 std::string line(const WarpTilingShape &s) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "{%d, %d, %d, %d, %d, %d, %d, %d}", s.bm, s.bn, s.bk, s.wm, s.wn, s.tm, s.tn,
@@ -100,6 +113,9 @@ int threads(const WarpTilingShape &s) { return (s.bm / s.wm) * (s.bn / s.wn) * 3
 
 bool g_timing = true;
 int g_sms = 1;
+// --large: the library's and the extra configs on the --large shapes. --shallow: the
+// library's configs only, every split on odd shapes too.
+bool g_large = false, g_shallow = false;
 std::array<bool, kCandidates> g_dead{};  // configs whose launch failed
 
 // C[i][j] summed in float64, one thread each.
@@ -180,7 +196,7 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         blas_err = error_vs(c_blas, true);
     }
     const double blas_s = seconds([&] { blas(); });
-    std::printf("%-16s %-30s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, "cublas", blas_s * 1e6,
+    std::printf("%-16s %-36s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, "cublas", blas_s * 1e6,
                 flops / blas_s * 1e-12, 100.0, blas_err,
                 sh.odd ? (blas_err <= tol ? "PASS(vs f64)" : "FAIL(vs f64)") : "reference");
     if (sh.odd && !(blas_err <= tol)) ++totals.fail;
@@ -189,20 +205,21 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         std::string name;
         int config;  // candidate index
         int splits;
-        bool plan;
+        bool plan;  // the library's plan
     };
     std::vector<Run> runs;
     const oprt::matmul::WarpTilingChoice pick = oprt::matmul::warp_tiling_choose(sh.m, sh.n, sh.k, g_sms);
     runs.push_back({"plan", pick.config, pick.splits, true});
     for (int i = 0; i < kCandidates; ++i) {
+        if (g_shallow && i >= kWarpTilingConfigCount) continue;
         const WarpTilingShape s = candidate(i);
         const int64_t tiles = ((sh.m + s.bm - 1) / s.bm) * ((sh.n + s.bn - 1) / s.bn);
         if (!sh.odd && sh.m >= 1024 && s.bm < 64) continue;  // small-M tiles on large products: time better spent
         for (int splits : {1, 2, 3, 4, 6, 8, 12, 16}) {
-            if (sh.odd ? (splits != 1 && splits != 3) : splits > 1 && (tiles * splits > 4 * int64_t(g_sms) ||
-                                                                         sh.k / splits < 2 * s.bk))
+            if (sh.odd && !g_shallow ? (splits != 1 && splits != 3)
+                                     : splits > 1 && (tiles * splits > 4 * int64_t(g_sms) || sh.k / splits < 2 * s.bk))
                 continue;
-            runs.push_back({name(s), i, splits, false});
+            runs.push_back({name(i), i, splits, false});
         }
     }
 
@@ -224,9 +241,9 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         launch();
         cudaError_t e = cudaGetLastError();
         if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-        const std::string label = (run.plan ? "plan:" + name(s) : run.name) + "/s" + std::to_string(split.pieces);
+        const std::string label = (run.plan ? run.name + ":" + name(s) : run.name) + "/s" + std::to_string(split.pieces);
         if (e != cudaSuccess) {  // a launch error leaves the context usable: skip this config from now on
-            std::printf("%-16s %-30s ERROR %s: its remaining runs are skipped\n", shape, label.c_str(),
+            std::printf("%-16s %-36s ERROR %s: its remaining runs are skipped\n", shape, label.c_str(),
                         cudaGetErrorString(e));
             ++totals.fail;
             g_dead[size_t(run.config)] = true;
@@ -244,12 +261,27 @@ void run_shape(const Shape &sh, cublasHandle_t handle, cudaStream_t stream, unsi
         }
         const bool pass = std::isfinite(err) && err <= tol;
         const double sec = seconds(launch);
-        std::printf("%-16s %-30s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, label.c_str(), sec * 1e6,
+        std::printf("%-16s %-36s %9.1f us %7.2f TFLOPS %6.1f%% %9.2e %s\n", shape, label.c_str(), sec * 1e6,
                     flops / sec * 1e-12, 100.0 * blas_s / sec, err, pass ? "PASS" : "FAIL");
         std::fflush(stdout);
         ++(pass ? totals.pass : totals.fail);
+        if (g_timing && run.name == "plan" && split.pieces > 1) {
+            // The plan's second kernel alone (the slabs it reads are those just written): what
+            // the K split costs besides the main kernel.
+            gk::SplitK sk;
+            sk.k_piece = split.k_piece;
+            sk.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(ws) + 15) / 16 * 16);
+            sk.ldp = round4(sh.n);
+            const int64_t quads = sh.m * (sk.ldp / 4), blocks = (quads + 255) / 256;
+            const double sum_s = seconds([&] {
+                gk::matmul_splitk_sum_kernel<float>
+                    <<<unsigned(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(gc, vec_c, sk, split.pieces);
+            });
+            std::printf("%-16s %-36s %9.1f us (%.1f%% of the plan's time)\n", shape, "plan's splitk_sum alone",
+                        sum_s * 1e6, 100.0 * sum_s / sec);
+        }
         if (run.plan) {
-            best.plan = label.substr(5), best.plan_us = sec * 1e6;
+            best.plan = label.substr(run.name.size() + 1), best.plan_us = sec * 1e6;
         } else if (pass && (best.best.empty() || sec * 1e6 < best.best_us)) {
             best.best = label, best.best_us = sec * 1e6, best.best_config = run.config;
         }
@@ -277,13 +309,15 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--quick") == 0) quick = true;
         else if (std::strcmp(argv[i], "--small") == 0) small = true;
         else if (std::strcmp(argv[i], "--big") == 0) big = true;
+        else if (std::strcmp(argv[i], "--large") == 0) g_large = true;
+        else if (std::strcmp(argv[i], "--shallow") == 0) g_shallow = true;
         else if (std::strcmp(argv[i], "--list") == 0) {
             for (int c = 0; c < kCandidates; ++c)
-                std::printf("%-30s %3d threads %s%s\n", name(candidate(c)).c_str(), threads(candidate(c)),
+                std::printf("%-30s %3d threads %s%s\n", name(c).c_str(), threads(candidate(c)),
                             line(candidate(c)).c_str(), c < kWarpTilingConfigCount ? "  (library)" : "");
             return 0;
         } else {
-            std::printf("usage: %s [--check-only] [--quick] [--small] [--big] [--list]\n", argv[0]);
+            std::printf("usage: %s [--check-only] [--quick] [--small] [--big] [--large] [--shallow] [--list]\n", argv[0]);
             return 1;
         }
     }
@@ -306,7 +340,7 @@ int main(int argc, char **argv) {
         int blocks = 0;
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fns[size_t(c)], threads(candidate(c)), 0));
         std::printf("config %-30s %3d threads %3d registers %4zu B local %6zu B smem %d blocks/SM%s\n",
-                    name(candidate(c)).c_str(), threads(candidate(c)), attr.numRegs, attr.localSizeBytes,
+                    name(c).c_str(), threads(candidate(c)), attr.numRegs, attr.localSizeBytes,
                     attr.sharedSizeBytes, blocks, c < kWarpTilingConfigCount ? " (library)" : "");
     }
 
@@ -317,6 +351,23 @@ int main(int argc, char **argv) {
         shapes = {{64, 1024, 1024, false}, {16, 2048, 2048, false}, {256, 256, 256, false}};
         for (const Shape &s : odd)
             if (s.m * s.n * s.k < int64_t(1) << 31) shapes.push_back(s);
+    } else if (g_shallow) {
+        // Mid-size and shallow-K products: where a big tile leaves SMs idle (512^3,
+        // 1024 x 1024 x 256, 257 x 256 x 256), where the split floor and cap decide (256^3,
+        // 64 x 1024 x 1024, 256 x 256 x 1024), and row borders (64 x 2048 / 2049 x 1024).
+        shapes = {{256, 256, 256, false},   {512, 512, 512, false},     {1024, 1024, 1024, false},
+                  {64, 1024, 1024, false},  {64, 2048, 1024, false},    {32, 2048, 2048, false},
+                  {130, 260, 1000, true},   {1000, 1001, 999, true},    {64, 4096, 4096, false},
+                  {128, 4096, 4096, false}, {1024, 1024, 256, false},   {32, 4096, 2048, false},
+                  {256, 256, 1024, false},  {257, 256, 256, false},     {64, 2049, 1024, false},
+                  {17, 4099, 4093, true}};
+    } else if (g_large) {
+        // Large and skinny products, and odd shapes: 1001 x 1003 x 1024 runs both K loops
+        // (K whole slices: the inner tiles are unchecked), the other two only the checked
+        // one (K not a multiple of BK).
+        shapes = {{4096, 4096, 4096, false}, {2048, 2048, 2048, false}, {1024, 1024, 1024, false},
+                  {64, 4096, 4096, false},   {128, 4096, 4096, false},  {1001, 1003, 1024, true},
+                  {17, 4099, 4093, true},    {130, 260, 1000, true}};
     } else if (small) {
         // The plan's small-product row (M x N <= 2^16) and the rows it borders: 32 and 64
         // rows at the bound (the 32 x 64 tile) and past it (the 32- and 64-row tiles).
@@ -341,7 +392,7 @@ int main(int argc, char **argv) {
     }
     unsigned *stats = nullptr;
     CK(cudaMalloc(&stats, 2 * sizeof(unsigned)));
-    std::printf("%-16s %-30s %12s %14s %7s %9s %s\n", "MxNxK", "kernel (config/splits)", "time", "rate", "cuBLAS",
+    std::printf("%-16s %-36s %12s %14s %7s %9s %s\n", "MxNxK", "kernel (config/splits)", "time", "rate", "cuBLAS",
                 "max_err", "check");
     Totals totals;
     std::vector<Best> summary;
@@ -360,7 +411,8 @@ int main(int argc, char **argv) {
             if (b.best_config >= kWarpTilingConfigCount) {
                 bool seen = false;
                 for (int c : shown) seen = seen || c == b.best_config;
-                if (!seen) std::printf("    %s,  // best at %s\n", line(candidate(b.best_config)).c_str(), b.shape.c_str());
+                if (!seen)
+                    std::printf("    %s,  // best at %s\n", line(candidate(b.best_config)).c_str(), b.shape.c_str());
                 shown.push_back(b.best_config);
             }
     }
