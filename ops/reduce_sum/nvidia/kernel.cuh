@@ -280,7 +280,7 @@ __device__ __forceinline__ void join_tile_rows(float (&sums)[V], float *tile_sum
 template <typename Tin, typename Tout, int V>
 __global__ void __launch_bounds__(1024)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
-                         float *partial, InnerParams p) {
+                         float *__restrict__ partial, InnerParams p) {
     gpu::enter_overlapped_kernel();
     extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
     const int tx = int(threadIdx.x) % p.bx;
