@@ -69,8 +69,10 @@
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "tests/cpp/nvidia/bench/sweep_common.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
+#include "tests/cpp/nvidia/bench/reduce_sum_candidates.cuh"
 
 namespace rs = oprt::reduce_sum::gpu_kernels;
+namespace bk = oprt::reduce_sum::bench_kernels;
 using oprt::gpu::ceil_div;
 using oprt::gpu::clamp64;
 using oprt::gpu::next_pow2;
@@ -189,6 +191,7 @@ std::string case_name(const Case &c) {
 cudaStream_t g_stream;
 int g_sms = 0;
 bool g_list_only = false;  // --list: the candidates, nothing run
+std::string g_families;     // --family: the families to time (empty: all); the plan always runs
 
 OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
     OuterIndex ix;
@@ -201,7 +204,8 @@ OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
 
 // ---- Candidates -----------------------------------------------------------------------
 
-enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile };
+enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile, kFlight, kLean, kSweep };
+const char *family_name(Family f);
 
 struct Candidate {
     std::string name;
@@ -353,6 +357,34 @@ void launch_cluster(const Candidate &c, const T *in, T *out, const RowsGeom &g) 
     go(&rs::reduce_rows_cluster_kernel<T, T, 8>);
 }
 
+// The plan's second pass over `chunks` partial rows of `inner` f32 sums in
+// g_ws.partial (finalize_tile): 128-byte tile rows of f32x4, about four
+// partial rows a thread, at least 256 threads a block.
+template <typename T>
+void launch_tile_finalize(int64_t inner, int64_t chunks, T *out) {
+    constexpr int fv = 4;
+    const int64_t columns = ceil_div(inner, fv);
+    const int64_t min_bx = 128 / (fv * 4);
+    const int64_t by = clamp64(next_pow2(ceil_div(chunks, 4)), 1, 1024 / min_bx);
+    const int64_t bx = clamp64(std::max(min_bx, 256 / by), 1, next_pow2(columns));
+    rs::InnerParams f;
+    f.outer = 1;
+    f.inner = inner;
+    f.L = chunks;
+    f.S = inner;
+    f.chunks = 1;
+    f.chunk_len = chunks;
+    f.ix = rows_index(chunks * inner);
+    f.ix.out_strides[0] = inner;
+    f.ix.in_row_stride = inner;
+    f.bx = int(bx);
+    f.by = int(by);
+    f.tiles = ceil_div(columns, bx);
+    oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<float, T, fv>, dim3(unsigned(f.tiles), 1),
+                                 unsigned(bx * by), size_t(bx * by) * fv * sizeof(float), g_stream,
+                                 static_cast<const float *>(g_ws.partial), out, static_cast<float *>(nullptr), f);
+}
+
 // inner_tile over an axis of g.L rows of g.inner elements (outer 1), as the
 // plan's kInnerTile case launches it (reduce_sum_cuda.cu, run_typed).
 template <typename T, int V>
@@ -375,28 +407,7 @@ void launch_tile_v(const Candidate &c, const T *in, T *out, const InnerGeom &g) 
     oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<T, T, V>, grid, unsigned(c.threads), smem, g_stream, in,
                                  out, partial, q);
     if (c.chunks == 1) return;
-    // The plan's second pass (finalize_tile): 128-byte tile rows of f32x4, about
-    // four partial rows a thread, at least 256 threads a block.
-    constexpr int fv = 4;
-    const int64_t columns = ceil_div(g.inner, fv);
-    const int64_t min_bx = 128 / (fv * 4);
-    const int64_t by = clamp64(next_pow2(ceil_div(c.chunks, 4)), 1, 1024 / min_bx);
-    const int64_t bx = clamp64(std::max(min_bx, 256 / by), 1, next_pow2(columns));
-    rs::InnerParams f;
-    f.outer = 1;
-    f.inner = g.inner;
-    f.L = c.chunks;
-    f.S = g.inner;
-    f.chunks = 1;
-    f.chunk_len = c.chunks;
-    f.ix = q.ix;
-    f.ix.in_row_stride = g.inner;
-    f.bx = int(bx);
-    f.by = int(by);
-    f.tiles = ceil_div(columns, bx);
-    oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<float, T, fv>, dim3(unsigned(f.tiles), 1),
-                                 unsigned(bx * by), size_t(bx * by) * fv * sizeof(float), g_stream,
-                                 static_cast<const float *>(g_ws.partial), out, static_cast<float *>(nullptr), f);
+    launch_tile_finalize<T>(g.inner, c.chunks, out);
 }
 // Full 16-byte columns (V = W) or half of them.
 template <typename T>
@@ -404,6 +415,61 @@ void launch_tile(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
     constexpr int W = oprt::gpu::vector_width<T>();
     if (c.vec == W) launch_tile_v<T, W>(c, in, out, g);
     else launch_tile_v<T, W / 2>(c, in, out, g);
+}
+
+// flight_tile_kernel (reduce_sum_candidates.cuh) over an axis of g.L rows of
+// g.inner elements: V = W, c.lanes = bx, c.batch = R rows in flight, the axis
+// in c.chunks chunks (more than one: the plan's second pass adds them).
+template <typename T, int R>
+void launch_flight_r(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
+    constexpr int V = oprt::gpu::vector_width<T>();
+    const int by = c.threads / c.lanes;
+    const dim3 grid(unsigned(ceil_div(ceil_div(g.inner, V), c.lanes)), unsigned(c.chunks));
+    const size_t smem = by > 1 ? size_t(c.threads) * V * sizeof(float) : 0;
+    float *partial = c.chunks > 1 ? g_ws.partial : nullptr;
+    oprt::gpu::launch_overlapped(&bk::flight_tile_kernel<T, T, V, R>, grid, unsigned(c.threads), smem, g_stream, in,
+                                 out, partial, g.inner, g.L, c.chunk_len, c.lanes, by);
+    if (c.chunks > 1) launch_tile_finalize<T>(g.inner, c.chunks, out);
+}
+template <typename T>
+void launch_flight(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
+    switch (c.batch) {
+    case 4: launch_flight_r<T, 4>(c, in, out, g); return;
+    case 8: launch_flight_r<T, 8>(c, in, out, g); return;
+    default: launch_flight_r<T, 16>(c, in, out, g); return;
+    }
+}
+
+// lean_rows_kernel: c.lanes = G lanes a row, c.threads / G rows a block, c.batch = N vectors a lane.
+template <typename T>
+void launch_lean(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
+    const int64_t blocks = ceil_div(g.rows, c.threads / c.lanes);
+    auto go = [&](auto kernel) {
+        oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(c.threads), 0, g_stream, in, out, int(g.rows),
+                                     int(g.L), c.lanes);
+    };
+    switch (c.batch) {
+    case 1: go(&bk::lean_rows_kernel<T, T, 1>); return;
+    case 2: go(&bk::lean_rows_kernel<T, T, 2>); return;
+    case 4: go(&bk::lean_rows_kernel<T, T, 4>); return;
+    case 8: go(&bk::lean_rows_kernel<T, T, 8>); return;
+    default: go(&bk::lean_rows_kernel<T, T, 16>); return;
+    }
+}
+
+// sweep_sum_kernel over all n elements: c.chunks = P blocks of c.threads,
+// c.batch = B vectors a thread a slab; then the plan's pass over the P partials.
+template <typename T>
+void launch_sweep(const Candidate &c, const T *in, T *out, int64_t n) {
+    auto go = [&](auto kernel) {
+        oprt::gpu::launch_overlapped(kernel, unsigned(c.chunks), unsigned(c.threads), 0, g_stream, in, g_ws.partial, n);
+    };
+    switch (c.batch) {
+    case 4: go(&bk::sweep_sum_kernel<T, 4>); break;
+    case 8: go(&bk::sweep_sum_kernel<T, 8>); break;
+    default: go(&bk::sweep_sum_kernel<T, 16>); break;
+    }
+    launch_partials_pass<T>(g_ws.partial, out, 1, c.chunks);
 }
 
 template <typename T>
@@ -424,6 +490,9 @@ void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     case kSplit: launch_split<T>(c, in, out, rg); return;
     case kCluster: launch_cluster<T>(c, in, out, rg); return;
     case kTile: launch_tile<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
+    case kFlight: launch_flight<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
+    case kLean: launch_lean<T>(c, in, out, rg); return;
+    case kSweep: launch_sweep<T>(c, in, out, n); return;
     }
 }
 
@@ -569,6 +638,91 @@ std::vector<Candidate> candidates(const Case &k) {
                 }
             }
         }
+    }
+    // The candidate kernels of reduce_sum_candidates.cuh.
+    if (k.dim != 0 && k.cols % W == 0) {
+        // lean: G lanes a row for N = 1, 2, 4, 8, 16 vectors a lane (G the
+        // row's vectors / N rounded up to whole warps), 1 to 32 rows a block.
+        const int64_t rows = k.dim == 1 ? k.rows : 1, L = k.dim == 1 ? k.cols : n;
+        const int64_t nvec = L / W;
+        for (int N : {1, 2, 4, 8, 16}) {
+            const int64_t G = ceil_div(ceil_div(nvec, N), 32) * 32;
+            if (G > rs::max_threads_for_batch(N) || (N > 1 && ceil_div(nvec, G) <= N / 2)) continue;  // too wide, or N/2 would do
+            for (int64_t rpb = 1; rpb <= 32 && G * rpb <= rs::max_threads_for_batch(N) && rpb <= rows; rpb *= 2) {
+                Candidate c;
+                c.family = kLean;
+                c.threads = int(G * rpb);
+                c.lanes = int(G);
+                c.batch = N;
+                std::snprintf(name, sizeof name, "lean g%lld t%d n%d", (long long)G, c.threads, N);
+                c.shape_key = name;
+                add(c, "");
+            }
+        }
+    }
+    if (k.dim == kAll && n % W == 0 && n >= (int64_t(1) << 20)) {
+        // sweep: P blocks reading one front, B vectors a thread a slab.
+        for (int per_sm : {1, 2, 4})
+            for (int threads : {256, 512})
+                for (int B : {4, 8, 16}) {
+                    const int64_t P = int64_t(per_sm) * g_sms;
+                    if (n / W < P * threads) continue;  // a thread without a vector
+                    Candidate c;
+                    c.family = kSweep;
+                    c.threads = threads;
+                    c.chunks = P;
+                    c.batch = B;
+                    std::snprintf(name, sizeof name, "sweep p%lld t%d b%d", (long long)P, threads, B);
+                    c.shape_key = name;
+                    add(c, "two");
+                }
+    }
+    if (k.dim == 0 && k.cols % W == 0) {
+        // flight: 16-byte columns, R = rows a thread (rounded to 4, 8 or 16)
+        // in flight, and half that; the axis whole or in chunks for 1, 2 or 4
+        // blocks a SM.
+        const int64_t inner = k.cols, L = k.rows, columns = inner / W;
+        for (int threads : {256, 512})
+            for (int64_t bx = 8; bx <= std::min<int64_t>(threads, next_pow2(columns)); bx *= 2) {
+                const int64_t by = threads / bx, tiles = ceil_div(columns, bx);
+                if (by > std::max<int64_t>(1, L / 2)) continue;
+                std::vector<int64_t> chunk_options = {1};
+                for (int per_sm : {1, 2, 4}) {
+                    const int64_t max_chunks = std::max<int64_t>(1, L / (2 * by));
+                    const int64_t ch = clamp64(ceil_div(per_sm * int64_t(g_sms), tiles), 1,
+                                               std::min<int64_t>(max_chunks, 65535));
+                    const int64_t chunks = ceil_div(L, ceil_div(L, ch));
+                    if (chunks > 1 &&
+                        std::find(chunk_options.begin(), chunk_options.end(), chunks) == chunk_options.end())
+                        chunk_options.push_back(chunks);
+                }
+                for (int64_t chunks : chunk_options) {
+                    if (chunks == 1 && tiles < g_sms / 4 && L > 4 * by * 16) continue;
+                    const int64_t len = ceil_div(L, chunks);
+                    const int64_t R = clamp64(next_pow2(ceil_div(len, by)), 4, 16);
+                    for (int64_t r : {R, R / 2}) {
+                        if (r < 4) continue;
+                        Candidate c;
+                        c.family = kFlight;
+                        c.vec = int(W);
+                        c.threads = threads;
+                        c.lanes = int(bx);
+                        c.chunks = chunks;
+                        c.chunk_len = len;
+                        c.batch = int(r);
+                        std::snprintf(name, sizeof name, "flight t%d bx%lld c%lld r%lld", threads, (long long)bx,
+                                      (long long)chunks, (long long)r);
+                        c.shape_key = name;
+                        add(c, chunks == 1 ? "" : "two");
+                    }
+                }
+            }
+    }
+    if (!g_families.empty()) {  // --family
+        std::vector<Candidate> kept;
+        for (const Candidate &c : list)
+            if (listed(g_families, family_name(c.family))) kept.push_back(c);
+        list.swap(kept);
     }
     return list;
 }
@@ -863,6 +1017,7 @@ void run_case(const Case &k) {
             const Candidate &a = list[i], &b = list[j];
             const double ratio = (hot_us[i] + dram_us[i]) / (hot_us[j] + dram_us[j]);
             if (a.family == b.family && a.family != kTile && a.batch == 16 && b.batch == 8 && a.threads == b.threads &&
+                a.lanes == b.lanes &&
                 a.chunks == b.chunks)
                 g_twins["b16/b8"].push_back(ratio);
         }
@@ -884,6 +1039,9 @@ const char *family_name(Family f) {
     case kSplit: return "split";
     case kCluster: return "cluster";
     case kTile: return "tile";
+    case kFlight: return "flight";
+    case kLean: return "lean";
+    case kSweep: return "sweep";
     }
     return "?";
 }
@@ -898,8 +1056,10 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--case") == 0 && i + 1 < argc) cases = argv[++i];
         else if (std::strcmp(argv[i], "--all-cases") == 0) all_cases = true;
         else if (std::strcmp(argv[i], "--list") == 0) g_list_only = true;
+        else if (std::strcmp(argv[i], "--family") == 0 && i + 1 < argc) g_families = argv[++i];
         else {
-            std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n",
+            std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n"
+                        "    [--family group,block,split,cluster,tile,flight,lean,sweep]\n",
                         argv[0]);
             return 2;
         }
