@@ -26,6 +26,15 @@
 //                   axis, the axis in C chunks (C = 1: one pass, no partials);
 //                   "two": the plan's second kernel adds the chunks' partial
 //                   rows.
+// candidate kernels of reduce_sum_candidates.cuh (not in the library):
+//   flight tT bxX cC rR [two]
+//                   dim 0: a tile like tile's, R rows of 16-byte column loads
+//                   issued at once a thread;
+//   lean gG tT nN   rows: G lanes a row (whole warps), T / G rows a block, N
+//                   vectors a lane loaded at once;
+//   sweep pP tT bB two
+//                   all elements: P blocks reading one front, B vectors a
+//                   thread a slab; the split's partials pass adds the P sums.
 //
 // Every candidate first runs twice on random data, the output poisoned with NaN
 // before the second run, and its sums are checked against a float64 reference; a candidate that
@@ -44,10 +53,11 @@
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_reduce_sum_bench -j2
 //   build-nvidia/tests/cpp/nvidia/camp_reduce_sum_bench [--dtype f32,f16,bf16]
-//       [--case 144x1280:0,1024x1024:all,...] [--all-cases]
+//       [--case 144x1280:0,1024x1024:all,...] [--all-cases] [--family tile,flight,...]
 // (--case takes ROWSxCOLS:DIM with DIM 1, 0 or all; 1x4096:all is the 2^12 case.
 // By default the cases that lost to torch or inductor on 2026-12-02 run;
-// --all-cases runs every case of that benchmark.)
+// --all-cases runs every case of that benchmark; --family times only the
+// listed families, the plan always.)
 // It needs libcamp_ops.so at run time (LD_LIBRARY_PATH=<folder holding it>).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
