@@ -10,6 +10,13 @@
 //   sweep_sum_kernel    the sum of all elements: P blocks sweep one front
 //                       through memory (block b reads slab round * P + b), B
 //                       vectors in flight a thread, one partial a block.
+//   rows_*_lb1_kernel   the library's group, block and split row kernels
+//                       with __launch_bounds__(T, 1), below.
+// Each is bounded to one block a SM at least (__launch_bounds__(T, 1)): without
+// that bound ptxas (CUDA 13.0, sm_90) issued f32 batches of 8 or 16 vectors as
+// four loads, their adds, four more (16 vectors a thread in 40 registers),
+// and the library's span_sum<float, 8> shows the same; with it all of a
+// batch's loads go out before the first add (SASS).
 // They assume what the bench's inputs give: rows and columns a multiple of
 // the vector width, 16-byte aligned bases (the launchers check and decline).
 #pragma once
@@ -28,7 +35,7 @@ using gpu::Vec;
 // every thread issues R row loads before it adds any (predicated at the
 // chunk's end), then the tile's rows meet in shared memory (join_tile_rows).
 template <typename Tin, typename Tout, int V, int R>
-__global__ void __launch_bounds__(512)
+__global__ void __launch_bounds__(512, 1)
 flight_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, float *__restrict__ partial,
                    int64_t inner, int64_t L, int64_t chunk_len, int bx, int by) {
     gpu::enter_overlapped_kernel();
@@ -77,7 +84,7 @@ flight_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, float *__
 // once. Warps combine with shuffles; a row wider than a warp meets through one
 // shared slot a warp and one barrier, the row's first warp adds the slots.
 template <typename Tin, typename Tout, int N>
-__global__ void __launch_bounds__(gpu_kernels::max_threads_for_batch(N))
+__global__ void __launch_bounds__(gpu_kernels::max_threads_for_batch(N), 1)
 lean_rows_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int rows, int L, int G) {
     gpu::enter_overlapped_kernel();
     constexpr int W = gpu::vector_width<Tin>();
@@ -131,7 +138,7 @@ lean_rows_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int rows, i
 // thread's B loads of a slab are issued together. The last part slab goes
 // vector by vector over every thread of the grid.
 template <typename Tin, int B>
-__global__ void __launch_bounds__(512)
+__global__ void __launch_bounds__(512, 1)
 sweep_sum_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t n) {
     gpu::enter_overlapped_kernel();
     constexpr int W = gpu::vector_width<Tin>();
@@ -168,6 +175,67 @@ sweep_sum_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_
     for (int e = 0; e < W; ++e) s += acc[e];
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
     if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+// The library's row kernels (kernel.cuh) as they are, with a minimum of
+// resident blocks in their bounds: the same span_sum, so the only difference
+// is ptxas's schedule (with the library's bounds, span_sum<T, 8> issues four
+// of a batch's eight loads before its first add, f32 and 16-bit alike;
+// 16-vector batches all 16). Blocks of up to 512 threads, two a SM (block,
+// split: the library's split plans two a SM; one let ptxas take 72-80
+// registers); the group kernel's 256 threads four a SM (one: 92-99).
+template <typename Tin, typename Tout, int G>
+__global__ void __launch_bounds__(256, 4)
+rows_group_lb1_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
+                      gpu::OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
+    const int lane = int(threadIdx.x) % G;
+    const int64_t groups_per_block = blockDim.x / G;
+    for (int64_t base = int64_t(blockIdx.x) * groups_per_block; base < rows;
+         base += int64_t(gridDim.x) * groups_per_block) {
+        const int64_t row = base + threadIdx.x / G;
+        float acc = 0.0f;
+        int64_t io = 0, oo = 0;
+        if (row < rows) {
+            ix.offsets(row, &io, &oo);
+            acc = gpu_kernels::span_sum(in + io, L, lane, G);
+        }
+        acc = gpu::group_allreduce<G>(acc, gpu::SumOp{});
+        if (row < rows && lane == 0) out[oo] = dev::from_f32<Tout>(acc);
+    }
+}
+
+template <typename Tin, typename Tout, int kBatch>
+__global__ void __launch_bounds__(512, 2)
+rows_block_lb1_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
+                      gpu::OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        int64_t io, oo;
+        ix.offsets(row, &io, &oo);
+        float acc = gpu_kernels::span_sum<Tin, kBatch>(in + io, L, threadIdx.x, blockDim.x);
+        acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
+        if (threadIdx.x == 0) out[oo] = dev::from_f32<Tout>(acc);
+    }
+}
+
+template <typename Tin, int kBatch>
+__global__ void __launch_bounds__(512, 2)
+rows_split_lb1_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t rows, int64_t L,
+                      int64_t chunks, int64_t chunk_len, gpu::OuterIndex ix) {
+    gpu::enter_overlapped_kernel();
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
+        const int64_t row = b / chunks;
+        const int64_t k0 = (b - row * chunks) * chunk_len;
+        const int64_t n = L - k0 < chunk_len ? L - k0 : chunk_len;
+        int64_t io, oo;
+        ix.offsets(row, &io, &oo);
+        float acc = gpu_kernels::span_sum<Tin, kBatch>(in + io + k0, n, threadIdx.x, blockDim.x);
+        acc = gpu::block_allreduce(acc, gpu::SumOp{}, 0.0f, scratch);
+        if (threadIdx.x == 0) partial[b] = acc;
+    }
 }
 
 }  // namespace oprt::reduce_sum::bench_kernels
