@@ -9,16 +9,18 @@
 //                       loaded at once, no head peeling, one barrier;
 //   sweep_sum_kernel    the sum of all elements: P blocks sweep one front
 //                       through memory (block b reads slab round * P + b), B
-//                       vectors in flight a thread, one partial a block.
+//                       vectors in flight a thread, one partial a block;
 //   rows_*_lb1_kernel   the library's group, block and split row kernels
-//                       with __launch_bounds__(T, 1), below.
-// Each is bounded to one block a SM at least (__launch_bounds__(T, 1)): without
-// that bound ptxas (CUDA 13.0, sm_90) issued f32 batches of 8 or 16 vectors as
-// four loads, their adds, four more (16 vectors a thread in 40 registers),
-// and the library's span_sum<float, 8> shows the same; with it all of a
-// batch's loads go out before the first add (SASS).
+//                       with a minimum of resident blocks in their bounds.
+// The first three are bounded to one block a SM at least
+// (__launch_bounds__(T, 1)): without that bound ptxas (CUDA 13.0, sm_90)
+// issued f32 batches of 8 or 16 vectors as four loads, their adds, four more
+// (16 vectors a thread in 40 registers), and the library's span_sum<T, 8>
+// shows the same; with it all of a batch's loads go out before the first add
+// (read in the SASS).
 // They assume what the bench's inputs give: rows and columns a multiple of
-// the vector width, 16-byte aligned bases (the launchers check and decline).
+// the vector width, 16-byte aligned bases (the candidate lists offer them
+// only for such cases).
 #pragma once
 
 #include <cstdint>
