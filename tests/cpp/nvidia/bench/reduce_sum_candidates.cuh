@@ -183,9 +183,10 @@ sweep_sum_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_
 // resident blocks in their bounds: the same span_sum, so the only difference
 // is ptxas's schedule (with the library's bounds, span_sum<T, 8> issues four
 // of a batch's eight loads before its first add, f32 and 16-bit alike;
-// 16-vector batches all 16). Blocks of up to 512 threads, two a SM (block,
-// split: the library's split plans two a SM; one let ptxas take 72-80
-// registers); the group kernel's 256 threads four a SM (one: 92-99).
+// 16-vector batches all 16). Block and split: the library's bound plus one
+// block a SM (64 registers at most, as before; an 8-byte spill in the f16
+// split kernel); the group kernel's 256 threads four a SM (one a SM let it
+// take 92-99 registers, where the library's takes 54).
 template <typename Tin, typename Tout, int G>
 __global__ void __launch_bounds__(256, 4)
 rows_group_lb1_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
@@ -208,7 +209,7 @@ rows_group_lb1_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_
 }
 
 template <typename Tin, typename Tout, int kBatch>
-__global__ void __launch_bounds__(512, 2)
+__global__ void __launch_bounds__(gpu_kernels::max_threads_for_batch(kBatch), 1)
 rows_block_lb1_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                       gpu::OuterIndex ix) {
     gpu::enter_overlapped_kernel();
@@ -223,7 +224,7 @@ rows_block_lb1_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_
 }
 
 template <typename Tin, int kBatch>
-__global__ void __launch_bounds__(512, 2)
+__global__ void __launch_bounds__(gpu_kernels::max_threads_for_batch(kBatch), 1)
 rows_split_lb1_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t rows, int64_t L,
                       int64_t chunks, int64_t chunk_len, gpu::OuterIndex ix) {
     gpu::enter_overlapped_kernel();

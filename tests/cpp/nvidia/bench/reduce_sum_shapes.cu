@@ -18,10 +18,9 @@
 //                   threads a chunk; a second kernel adds the partials (the
 //                   plan's rows_split_two_pass);
 //   cluster tT cC bB  reduce_rows_cluster_kernel: a cluster of C blocks a row;
-//   ... lb1         a group, block b8 or split b8 form (up to 512 threads)
-//                   with the library's kernel, a minimum of resident blocks
-//                   in its bounds (ptxas then issues all eight loads of a
-//                   batch at once);
+//   ... lb1         a group, block b8 or split b8 form with the library's
+//                   kernel, a minimum of resident blocks in its bounds
+//                   (ptxas then issues all eight loads of a batch at once);
 // inner (dim 0):
 //   tile vV tT bxX cC [two]
 //                   reduce_inner_tile_kernel: T threads a block, X of them
@@ -675,12 +674,11 @@ std::vector<Candidate> candidates(const Case &k) {
             }
         }
     }
-    // lb1: every group, block b8 and split b8 candidate of up to 512 threads
-    // again, the library's kernel with a minimum of resident blocks in its
+    // lb1: every group, block b8 and split b8 candidate again, the library's kernel with a minimum of resident blocks in its
     // bounds (reduce_sum_candidates.cuh).
     for (size_t i = 0, n0 = list.size(); i < n0; ++i) {
         const Candidate c = list[i];
-        if ((c.family == kGroup || c.family == kBlock || c.family == kSplit) && c.batch == 8 && c.threads <= 512) {
+        if ((c.family == kGroup || c.family == kBlock || c.family == kSplit) && c.batch == 8) {
             Candidate d = c;
             d.lb1 = true;
             d.name = c.name + " lb1";
