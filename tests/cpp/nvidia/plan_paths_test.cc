@@ -402,23 +402,54 @@ TEST_F(NvidiaPlanPaths, ReduceSumRowsBlockARow) {
         check_reduce_sum(dt, {{rows, 65536}}, 1);
         check_reduce_sum(dt, {{rows, 65536 + 3}, {}, 1}, 1);  // misaligned: heads peeled
         check_reduce_sum(dt, {{rows, 40001}}, 1, false, Fill::kUniform);
-        check_reduce_sum(dt, {{sms, 1280}}, 1);  // few short rows: a block of ~4 vectors a thread
-        check_reduce_sum(dt, {{4096}}, 0);        // one row
+        check_reduce_sum(dt, {{sms, 1277}}, 1);  // few short rows, not whole vectors: ~4 vectors a thread
         check_reduce_sum(dt, {{3, 1277}}, 1, /*keepdims=*/true);
+        check_reduce_sum(dt, {{sms, 4200}}, 1);  // past the lean rows' lengths
+    }
+}
+
+// Rows of 1024 to 4096 elements in whole vectors, at most 8 a SM: lean rows
+// (one batch of loads a lane); an input off a 16-byte boundary falls back to
+// the group or block kernel at run time.
+TEST_F(NvidiaPlanPaths, ReduceSumRowsLean) {
+    int sms = 0;
+    NVT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    for (oprt_dtype_t dt : all_dtypes()) {
+        {
+            ExpectKernel k("rows_lean");
+            check_reduce_sum(dt, {{4096}}, 0);  // one row
+            check_reduce_sum(dt, {{144, 1280}}, 1, /*keepdims=*/true);
+            check_reduce_sum(dt, {{1024, 1024}}, 1, false, Fill::kUniform);
+            check_reduce_sum(dt, {{8 * sms, 2056}}, 1);
+            check_reduce_sum(dt, {{37, 3000}, {}, 8}, 1);      // rows 16-byte aligned past an offset
+            check_reduce_sum(dt, {{37, 3000}, {}, 1}, 1);      // misaligned: the fallback
+            check_reduce_sum(dt, {{5, 1024}, {}, 3}, 1, /*keepdims=*/true);
+        }
+        {
+            ExpectKernel k("rows_warp");  // more than 8 rows a SM
+            check_reduce_sum(dt, {{8 * sms + 1, 1024}}, 1);
+        }
     }
 }
 
 // Few long rows split in two passes: 256-thread chunks of at least 3 vectors
 // a thread (f32), 512-thread chunks of at least 2 (16-bit; the 16-vector
-// kernel under 4 vectors a thread).
+// kernel under 4 vectors a thread). 16-bit sums of all of 2^20 elements or
+// more: the sweep.
 TEST_F(NvidiaPlanPaths, ReduceSumRowsSplit) {
     for (oprt_dtype_t dt : all_dtypes()) {
-        ExpectKernel k("rows_split_two_pass");
-        check_reduce_sum(dt, {{144 * 1280}}, 0);  // all of (144, 1280), as one row
+        {
+            ExpectKernel k("rows_split_two_pass");
+            check_reduce_sum(dt, {{144 * 1280}}, 0);  // all of (144, 1280), as one row
+            check_reduce_sum(dt, {{184320 + 5}}, 0);
+            check_reduce_sum(dt, {{3, 1 << 22}}, 1, false, Fill::kUniform);
+            check_reduce_sum(dt, {{2, 1 << 20}}, 1);
+        }
+        ExpectKernel k(dt == OPRT_DTYPE_F32 ? "rows_split_two_pass" : "all_sweep_two_pass");
         check_reduce_sum(dt, {{1024 * 1024}}, 0);
-        check_reduce_sum(dt, {{184320 + 5}}, 0);
-        check_reduce_sum(dt, {{1, (1 << 20) + 3}, {}, 1}, 1);  // misaligned
-        check_reduce_sum(dt, {{3, 1 << 22}}, 1, false, Fill::kUniform);
+        check_reduce_sum(dt, {{1, (1 << 20) + 3}, {}, 1}, 1);  // misaligned: heads peeled
+        check_reduce_sum(dt, {{65536 * 128}}, 0, false, Fill::kUniform);
+        check_reduce_sum(dt, {{(1 << 22) + 7}, {}, 5}, 0);
     }
 }
 
@@ -430,7 +461,7 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
             check_reduce_sum(dt, {{3, 500, 1024}}, 1);           // narrowed tiles (short axis), outer and inner
             check_reduce_sum(dt, {{200, 131072}, {}, 1}, 0);     // misaligned: scalar columns at run time
             check_reduce_sum(dt, {{200, 131072}}, 0, false, Fill::kUniform);
-            check_reduce_sum(dt, {{65536, 128}}, 0);             // many chunks a tile
+            check_reduce_sum(dt, {{65536, 96}}, 0);              // many chunks a tile
             check_reduce_sum(dt, {{4096, 4096}}, 0);
             check_reduce_sum(dt, {{16384, 2048}}, 0, false, Fill::kUniform);
             // A long axis over a wide inner run: 256-byte tile rows, split.
@@ -447,8 +478,23 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
         {
             ExpectKernel k("inner_tile");  // enough tiles without splitting the axis
             check_reduce_sum(dt, {{8, 1 << 21}}, 0);
-            check_reduce_sum(dt, {{128, 65536}}, 0);   // axis too short to split: narrowed tiles instead
-            check_reduce_sum(dt, {{128, 65536}, {}, 2}, 0);
+            check_reduce_sum(dt, {{96, 32768}}, 0);  // axis too short to split: narrowed tiles instead
+            check_reduce_sum(dt, {{96, 32768}, {}, 2}, 0);
+        }
+        {
+            // Outer 1, 2^22 to under 2^24 elements, both sides >= 128: flight
+            // tiles, split when the axis is the longer side; an input off a
+            // 16-byte boundary runs the inner tile with scalar columns.
+            ExpectKernel k("inner_flight_split_two_pass");
+            check_reduce_sum(dt, {{65536, 128}}, 0);
+            check_reduce_sum(dt, {{65536, 128}, {}, 4}, 0, false, Fill::kUniform);  // misaligned for 16-bit
+            check_reduce_sum(dt, {{40000, 136}}, 0);
+        }
+        {
+            ExpectKernel k("inner_flight");
+            check_reduce_sum(dt, {{128, 65536}}, 0);
+            check_reduce_sum(dt, {{128, 65536}, {}, 2}, 0);  // misaligned: the fallback
+            check_reduce_sum(dt, {{200, 32768}}, 0, false, Fill::kUniform);
         }
     }
 }
