@@ -29,15 +29,8 @@
 //                   axis, the axis in C chunks (C = 1: one pass, no partials);
 //                   "two": the plan's second kernel adds the chunks' partial
 //                   rows.
-// candidate kernels of reduce_sum_candidates.cuh (not in the library):
-//   flight tT bxX cC rR [two]
-//                   dim 0: a tile like tile's, R rows of 16-byte column loads
-//                   issued at once a thread;
-//   lean gG tT nN   rows: G lanes a row (whole warps), T / G rows a block, N
-//                   vectors a lane loaded at once;
-//   sweep pP tT bB two
-//                   all elements: P blocks reading one front, B vectors a
-//                   thread a slab; the split's partials pass adds the P sums.
+// the library's flight tiles (dim 0), lean rows and sweep (all elements)
+// are timed through the plan row only.
 //
 // Every candidate first runs twice on random data, the output poisoned with NaN
 // before the second run, and its sums are checked against a float64 reference; a candidate that
@@ -56,7 +49,7 @@
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_reduce_sum_bench -j2
 //   build-nvidia/tests/cpp/nvidia/camp_reduce_sum_bench [--dtype f32,f16,bf16]
-//       [--case 144x1280:0,1024x1024:all,...] [--all-cases] [--family tile,flight,...]
+//       [--case 144x1280:0,1024x1024:all,...] [--all-cases] [--family tile,split,...]
 // (--case takes ROWSxCOLS:DIM with DIM 1, 0 or all; 1x4096:all is the 2^12 case.
 // By default the cases that lost to torch or inductor on 2026-12-02 run;
 // --all-cases runs every case of that benchmark; --family times only the
@@ -217,7 +210,7 @@ OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
 
 // ---- Candidates -----------------------------------------------------------------------
 
-enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile, kFlight, kLean, kSweep };
+enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile };
 const char *family_name(Family f);
 
 struct Candidate {
@@ -452,61 +445,6 @@ void launch_tile(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
     else launch_tile_v<T, W / 2>(c, in, out, g);
 }
 
-// flight_tile_kernel (reduce_sum_candidates.cuh) over an axis of g.L rows of
-// g.inner elements: V = W, c.lanes = bx, c.batch = R rows in flight, the axis
-// in c.chunks chunks (more than one: the plan's second pass adds them).
-template <typename T, int R>
-void launch_flight_r(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
-    constexpr int V = oprt::gpu::vector_width<T>();
-    const int by = c.threads / c.lanes;
-    const dim3 grid(unsigned(ceil_div(ceil_div(g.inner, V), c.lanes)), unsigned(c.chunks));
-    const size_t smem = by > 1 ? size_t(c.threads) * V * sizeof(float) : 0;
-    float *partial = c.chunks > 1 ? g_ws.partial : nullptr;
-    oprt::gpu::launch_overlapped(&bk::flight_tile_kernel<T, T, V, R>, grid, unsigned(c.threads), smem, g_stream, in,
-                                 out, partial, g.inner, g.L, c.chunk_len, c.lanes, by);
-    if (c.chunks > 1) launch_tile_finalize<T>(g.inner, c.chunks, out);
-}
-template <typename T>
-void launch_flight(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
-    switch (c.batch) {
-    case 4: launch_flight_r<T, 4>(c, in, out, g); return;
-    case 8: launch_flight_r<T, 8>(c, in, out, g); return;
-    default: launch_flight_r<T, 16>(c, in, out, g); return;
-    }
-}
-
-// lean_rows_kernel: c.lanes = G lanes a row, c.threads / G rows a block, c.batch = N vectors a lane.
-template <typename T>
-void launch_lean(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
-    const int64_t blocks = ceil_div(g.rows, c.threads / c.lanes);
-    auto go = [&](auto kernel) {
-        oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(c.threads), 0, g_stream, in, out, int(g.rows),
-                                     int(g.L), c.lanes);
-    };
-    switch (c.batch) {
-    case 1: go(&bk::lean_rows_kernel<T, T, 1>); return;
-    case 2: go(&bk::lean_rows_kernel<T, T, 2>); return;
-    case 4: go(&bk::lean_rows_kernel<T, T, 4>); return;
-    case 8: go(&bk::lean_rows_kernel<T, T, 8>); return;
-    default: go(&bk::lean_rows_kernel<T, T, 16>); return;
-    }
-}
-
-// sweep_sum_kernel over all n elements: c.chunks = P blocks of c.threads,
-// c.batch = B vectors a thread a slab; then the plan's pass over the P partials.
-template <typename T>
-void launch_sweep(const Candidate &c, const T *in, T *out, int64_t n) {
-    auto go = [&](auto kernel) {
-        oprt::gpu::launch_overlapped(kernel, unsigned(c.chunks), unsigned(c.threads), 0, g_stream, in, g_ws.partial, n);
-    };
-    switch (c.batch) {
-    case 4: go(&bk::sweep_sum_kernel<T, 4>); break;
-    case 8: go(&bk::sweep_sum_kernel<T, 8>); break;
-    default: go(&bk::sweep_sum_kernel<T, 16>); break;
-    }
-    launch_partials_pass<T>(g_ws.partial, out, 1, c.chunks);
-}
-
 template <typename T>
 void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     const int64_t n = k.rows * k.cols;
@@ -525,9 +463,6 @@ void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     case kSplit: launch_split<T>(c, in, out, rg); return;
     case kCluster: launch_cluster<T>(c, in, out, rg); return;
     case kTile: launch_tile<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
-    case kFlight: launch_flight<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
-    case kLean: launch_lean<T>(c, in, out, rg); return;
-    case kSweep: launch_sweep<T>(c, in, out, n); return;
     }
 }
 
@@ -684,85 +619,6 @@ std::vector<Candidate> candidates(const Case &k) {
             d.name = c.name + " lb1";
             list.push_back(d);
         }
-    }
-    // The candidate kernels of reduce_sum_candidates.cuh.
-    if (k.dim != 0 && k.cols % W == 0) {
-        // lean: G lanes a row for N = 1, 2, 4, 8, 16 vectors a lane (G the
-        // row's vectors / N rounded up to whole warps), 1 to 32 rows a block.
-        const int64_t rows = k.dim == 1 ? k.rows : 1, L = k.dim == 1 ? k.cols : n;
-        const int64_t nvec = L / W;
-        for (int N : {1, 2, 4, 8, 16}) {
-            const int64_t G = ceil_div(ceil_div(nvec, N), 32) * 32;
-            if (G > rs::max_threads_for_batch(N) || (N > 1 && ceil_div(nvec, G) <= N / 2)) continue;  // too wide, or N/2 would do
-            for (int64_t rpb = 1; rpb <= 32 && G * rpb <= rs::max_threads_for_batch(N) && rpb <= rows; rpb *= 2) {
-                Candidate c;
-                c.family = kLean;
-                c.threads = int(G * rpb);
-                c.lanes = int(G);
-                c.batch = N;
-                std::snprintf(name, sizeof name, "lean g%lld t%d n%d", (long long)G, c.threads, N);
-                c.shape_key = name;
-                add(c, "");
-            }
-        }
-    }
-    if (k.dim == kAll && n % W == 0 && n >= (int64_t(1) << 20)) {
-        // sweep: P blocks reading one front, B vectors a thread a slab.
-        for (int per_sm : {1, 2, 4})
-            for (int threads : {256, 512})
-                for (int B : {4, 8, 16}) {
-                    const int64_t P = int64_t(per_sm) * g_sms;
-                    if (n / W < P * threads) continue;  // a thread without a vector
-                    Candidate c;
-                    c.family = kSweep;
-                    c.threads = threads;
-                    c.chunks = P;
-                    c.batch = B;
-                    std::snprintf(name, sizeof name, "sweep p%lld t%d b%d", (long long)P, threads, B);
-                    c.shape_key = name;
-                    add(c, "two");
-                }
-    }
-    if (k.dim == 0 && k.cols % W == 0) {
-        // flight: 16-byte columns, R = rows a thread (rounded to 4, 8 or 16)
-        // in flight, and half that; the axis whole or in chunks for 1, 2 or 4
-        // blocks a SM.
-        const int64_t inner = k.cols, L = k.rows, columns = inner / W;
-        for (int threads : {256, 512})
-            for (int64_t bx = 8; bx <= std::min<int64_t>(threads, next_pow2(columns)); bx *= 2) {
-                const int64_t by = threads / bx, tiles = ceil_div(columns, bx);
-                if (by > std::max<int64_t>(1, L / 2)) continue;
-                std::vector<int64_t> chunk_options = {1};
-                for (int per_sm : {1, 2, 4}) {
-                    const int64_t max_chunks = std::max<int64_t>(1, L / (2 * by));
-                    const int64_t ch = clamp64(ceil_div(per_sm * int64_t(g_sms), tiles), 1,
-                                               std::min<int64_t>(max_chunks, 65535));
-                    const int64_t chunks = ceil_div(L, ceil_div(L, ch));
-                    if (chunks > 1 &&
-                        std::find(chunk_options.begin(), chunk_options.end(), chunks) == chunk_options.end())
-                        chunk_options.push_back(chunks);
-                }
-                for (int64_t chunks : chunk_options) {
-                    if (chunks == 1 && tiles < g_sms / 4 && L > 4 * by * 16) continue;
-                    const int64_t len = ceil_div(L, chunks);
-                    const int64_t R = clamp64(next_pow2(ceil_div(len, by)), 4, 16);
-                    for (int64_t r : {R, R / 2}) {
-                        if (r < 4) continue;
-                        Candidate c;
-                        c.family = kFlight;
-                        c.vec = int(W);
-                        c.threads = threads;
-                        c.lanes = int(bx);
-                        c.chunks = chunks;
-                        c.chunk_len = len;
-                        c.batch = int(r);
-                        std::snprintf(name, sizeof name, "flight t%d bx%lld c%lld r%lld", threads, (long long)bx,
-                                      (long long)chunks, (long long)r);
-                        c.shape_key = name;
-                        add(c, chunks == 1 ? "" : "two");
-                    }
-                }
-            }
     }
     if (!g_families.empty()) {  // --family
         std::vector<Candidate> kept;
@@ -1087,9 +943,6 @@ const char *family_name(Family f) {
     case kSplit: return "split";
     case kCluster: return "cluster";
     case kTile: return "tile";
-    case kFlight: return "flight";
-    case kLean: return "lean";
-    case kSweep: return "sweep";
     }
     return "?";
 }
@@ -1107,7 +960,7 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--family") == 0 && i + 1 < argc) g_families = argv[++i];
         else {
             std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n"
-                        "    [--family group,block,split,cluster,tile,flight,lean,sweep]\n",
+                        "    [--family group,block,split,cluster,tile]\n",
                         argv[0]);
             return 2;
         }
