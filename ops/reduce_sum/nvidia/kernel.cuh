@@ -129,7 +129,7 @@ reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int
 constexpr int max_threads_for_batch(int batch) { return batch > 8 ? 512 : 1024; }
 
 // Row sums of short rows in one load batch, G lanes a row (G a multiple of
-// 32, not necessarily a power of two), blockDim.x / G rows a block. Idea: each
+// the warp width, not necessarily a power of two), blockDim.x / G rows a block. Idea: each
 // lane loads its N vectors of the row at once (vectors lane, lane + G, ...;
 // those past the row not at all) and adds them pairwise: no loop, no head.
 // Warps combine with shuffles; a row wider than a warp meets through one shared
@@ -142,7 +142,8 @@ reduce_rows_lean_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int6
                         OuterIndex ix) {
     gpu::enter_overlapped_kernel();
     constexpr int W = gpu::vector_width<Tin>();
-    __shared__ float slot[32];
+    constexpr int kWarp = dev::kWarpSize;
+    __shared__ float slot[1024 / kWarp];  // one a warp
     const int64_t rows_per_block = int64_t(blockDim.x) / G;
     const int64_t row = int64_t(blockIdx.x) * rows_per_block + int64_t(threadIdx.x) / G;
     const int lane = int(threadIdx.x) % G;
@@ -174,15 +175,15 @@ reduce_rows_lean_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int6
     float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     if constexpr (W == 8) s += (acc[4] + acc[5]) + (acc[6] + acc[7]);
     s = gpu::warp_allreduce(s, gpu::SumOp{});
-    const int warp = int(threadIdx.x) / 32, wl = int(threadIdx.x) % 32;
-    if (G == 32) {  // uniform over the block
+    const int warp = int(threadIdx.x) / kWarp, wl = int(threadIdx.x) % kWarp;
+    if (G == kWarp) {  // uniform over the block
         if (wl == 0 && row < rows) out[oo] = dev::from_f32<Tout>(s);
         return;
     }
     if (wl == 0) slot[warp] = s;
     __syncthreads();
-    if (lane < 32 && row < rows) {  // the row's first warp
-        float w = wl < G / 32 ? slot[warp + wl] : 0.0f;
+    if (lane < kWarp && row < rows) {  // the row's first warp
+        float w = wl < G / kWarp ? slot[warp + wl] : 0.0f;
         w = gpu::warp_allreduce(w, gpu::SumOp{});
         if (wl == 0) out[oo] = dev::from_f32<Tout>(w);
     }
