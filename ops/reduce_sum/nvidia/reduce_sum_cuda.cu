@@ -165,10 +165,10 @@ constexpr int64_t kLeanMinThreads = 128;
 // Sweep (reduce_sweep_kernel): the sum of all of a 16-bit tensor of 2^20 to
 // 2^26 elements, B = 4 vectors a thread a slab; SMs blocks of 256 threads
 // below 2^22 elements, 2 * SMs of 512 from there. H200, 2026-12-02, hot +
-// dram, against rows_split_two_pass: (1024, 1024) all f16 2.54 + 2.97 us
-// (p132 t256), 8M elements f16 4.40 + 6.41 (p264 t512; split 12.33 in all),
-// 64M f16 32.72 + 32.73 (split 69.05 in all). f32 and longer sums keep the
-// split (not measured).
+// dram, rows_split_two_pass (hot and dram added) -> sweep: (1024, 1024) all
+// f16 6.57 -> 2.54 + 2.97 us (p132 t256), 8M elements f16 12.33 -> 4.43 +
+// 6.41 (p264 t512), 64M f16 69.05 -> 32.72 + 32.73. f32 and longer sums keep
+// the split (not measured).
 constexpr int64_t kSweepMinElements = int64_t(1) << 20;
 constexpr int64_t kSweepMaxElements = int64_t(1) << 26;
 constexpr int64_t kSweepWideElements = int64_t(1) << 22;
