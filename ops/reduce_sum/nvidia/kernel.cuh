@@ -128,67 +128,6 @@ reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int
 // than the 64 registers a thread that 1024-thread blocks allow.
 constexpr int max_threads_for_batch(int batch) { return batch > 8 ? 512 : 1024; }
 
-// Row sums of short rows in one load batch, G lanes a row (G a multiple of
-// the warp width, not necessarily a power of two), blockDim.x / G rows a block. Idea: each
-// lane loads its N vectors of the row at once (vectors lane, lane + G, ...;
-// those past the row not at all) and adds them pairwise: no loop, no head.
-// Warps combine with shuffles; a row wider than a warp meets through one shared
-// slot a warp and one barrier, and the row's first warp adds the slots. The
-// plan sends rows of whole vectors, every row 16-byte aligned (L % W == 0, row
-// strides too; the run checks the base), and G * N * W >= L.
-template <typename Tin, typename Tout, int N>
-__global__ void __launch_bounds__(max_threads_for_batch(N), 1)
-reduce_rows_lean_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L, int G,
-                        OuterIndex ix) {
-    gpu::enter_overlapped_kernel();
-    constexpr int W = gpu::vector_width<Tin>();
-    constexpr int kWarp = dev::kWarpSize;
-    __shared__ float slot[1024 / kWarp];  // one a warp
-    const int64_t rows_per_block = int64_t(blockDim.x) / G;
-    const int64_t row = int64_t(blockIdx.x) * rows_per_block + int64_t(threadIdx.x) / G;
-    const int lane = int(threadIdx.x) % G;
-    const int64_t nvec = L / W;
-    float acc[W] = {};
-    int64_t oo = 0;
-    if (row < rows) {
-        int64_t io;
-        ix.offsets(row, &io, &oo);
-        const Tin *p = in + io;
-        Vec<Tin, W> v[N];
-#pragma unroll
-        for (int u = 0; u < N; ++u) {
-            v[u] = Vec<Tin, W>{};
-            if (lane + int64_t(u) * G < nvec) v[u] = gpu::load_vec<W>(p + (lane + int64_t(u) * G) * W);
-        }
-#pragma unroll
-        for (int e = 0; e < W; ++e) {
-            float t[N];
-#pragma unroll
-            for (int u = 0; u < N; ++u) t[u] = dev::to_f32(v[u].v[e]);
-#pragma unroll
-            for (int w = 1; w < N; w *= 2)  // pairwise: (t0 + t1) + (t2 + t3) ...
-#pragma unroll
-                for (int u = 0; u + w < N; u += 2 * w) t[u] += t[u + w];
-            acc[e] = t[0];
-        }
-    }
-    float s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    if constexpr (W == 8) s += (acc[4] + acc[5]) + (acc[6] + acc[7]);
-    s = gpu::warp_allreduce(s, gpu::SumOp{});
-    const int warp = int(threadIdx.x) / kWarp, wl = int(threadIdx.x) % kWarp;
-    if (G == kWarp) {  // uniform over the block
-        if (wl == 0 && row < rows) out[oo] = dev::from_f32<Tout>(s);
-        return;
-    }
-    if (wl == 0) slot[warp] = s;
-    __syncthreads();
-    if (lane < kWarp && row < rows) {  // the row's first warp
-        float w = wl < G / kWarp ? slot[warp + wl] : 0.0f;
-        w = gpu::warp_allreduce(w, gpu::SumOp{});
-        if (wl == 0) out[oo] = dev::from_f32<Tout>(w);
-    }
-}
-
 // The sum of all n elements of one dense run, first pass: partial[b] = block
 // b's share. Idea: slabs of blockDim.x * B vectors, slab s read by block s % P
 // in round s / P (P = gridDim.x), so the P blocks read memory as one moving

@@ -5,9 +5,6 @@
 // than 4 per SM):
 //   axis_len == 0                        -> zeros
 //   dense rows (inner == 1, axis stride 1):
-//     whole vectors, 1024 to 4096 elements, at most 8 rows a SM
-//                                                          -> lean rows: G lanes a row,
-//                                          one batch of loads a lane
 //     16-bit, one row (the sum of all elements), 2^20-2^26 -> sweep, two passes
 //     up to 8 vectors a lane (4 with few rows)             -> G lanes per row, G
 //                                          chosen so each lane has ~4 vectors in flight
@@ -59,8 +56,6 @@ constexpr const char *kPlanOp = "oprt_create_reduce_sum_descriptor";
 //   kRowsCluster: [0] threads, [1] chunks (blocks) per row, [2] chunk length
 //   kInnerTile, kInnerFlight: [0] vector width V, [1] chunks along the axis
 //     (each ceil(L / chunks) long), [2] threads, [3] bx (threads across the inner run)
-//   kRowsLean: [0] lanes G a row, [1] threads, [2] vectors N a lane, [3] 1 for
-//     few rows (rows_choice's `few`, for the fallback of an unaligned base)
 //   kSweep: [0] threads, [1] blocks P (partial sums)
 enum Kernel : int32_t {
     kZero = 1,
@@ -70,9 +65,8 @@ enum Kernel : int32_t {
     kInnerTile = 5,
     kStrided = 6,
     kRowsCluster = 7,
-    kRowsLean = 11,
-    kSweep = 12,
-    kInnerFlight = 13,
+    kSweep = 11,
+    kInnerFlight = 12,
     kSmemTree = 9,     // ladder step "smem_tree" (ladder.cuh)
     kWarpShuffle = 10, // ladder step "warp_shuffle" (ladder.cuh)
 };
@@ -148,20 +142,6 @@ constexpr int64_t kTallAxisRatio = 16;
 constexpr int64_t kTallThreads = 256;
 constexpr int64_t kTallTileRowBytes = 256;
 constexpr int64_t kMinChunkRows = 16;
-// Lean rows (reduce_rows_lean_kernel): rows of 1024 to 4096 elements in whole
-// vectors, at most 8 rows a SM. Each lane loads N vectors at once (8 for f32;
-// 16-bit 4 with few rows, 2 with more), ceil(vectors / N) lanes a row rounded
-// up to whole warps, blocks of at least 128 threads. H200, 2026-12-02,
-// camp_reduce_sum_bench, hot + dram: (1, 4096) f32 rows_block 1.35 + 1.72 ->
-// lean g128 n8 1.10 + 1.25 us, bf16 1.38 + 1.60 -> g128 n4 1.11 + 1.11;
-// (144, 1280) axis 1 f32 1.53 + 1.85 -> g64 t128 n8 1.22 + 1.57, bf16 1.62 +
-// 1.78 -> g64 t128 n4 1.23 + 1.47; (1024, 1024) axis 1 f32 rows_warp 2.10 +
-// 2.91 -> g32 t128 n8 1.68 + 2.31, f16 1.83 + 2.17 -> g64 t128 n2 1.62 + 1.93.
-// Not measured past these lengths and row counts: the kernels above keep them.
-constexpr int64_t kLeanMinRow = 1024;
-constexpr int64_t kLeanMaxRow = 4096;
-constexpr int64_t kLeanMaxRowsPerSm = 8;
-constexpr int64_t kLeanMinThreads = 128;
 // Sweep (reduce_sweep_kernel): the sum of all of a 16-bit tensor of 2^20 to
 // 2^26 elements, B = 4 vectors a thread a slab; SMs blocks of 256 threads
 // below 2^22 elements, 2 * SMs of 512 from there. H200, 2026-12-02, hot +
@@ -426,20 +406,6 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsBlock:
         launch_rows(in, out, p.outer, L, RowsChoice{false, 0, int(p.launch[0]), int(p.launch[1])}, ix, stream);
         return OPRT_SUCCESS;
-    case kRowsLean: {
-        constexpr int64_t W = gpu::vector_width<T>();
-        if (!gpu::aligned_to(in, 16)) {  // the rows' kernel without lean's whole-vector rule
-            launch_rows(in, out, p.outer, L, rows_choice(L, W, p.launch[3] != 0), ix, stream);
-            return OPRT_SUCCESS;
-        }
-        const int G = int(p.launch[0]), threads = int(p.launch[1]);
-        const unsigned blocks = unsigned(ceil_div(p.outer, threads / G));
-        auto *kernel = p.launch[2] == 8   ? &reduce_rows_lean_kernel<T, T, 8>
-                       : p.launch[2] == 4 ? &reduce_rows_lean_kernel<T, T, 4>
-                                          : &reduce_rows_lean_kernel<T, T, 2>;
-        gpu::launch_overlapped(kernel, blocks, unsigned(threads), 0, stream, in, out, p.outer, L, G, ix);
-        return OPRT_SUCCESS;
-    }
     case kSweep: {
         const int64_t P = p.launch[1];
         float *partial = gpu::aligned_workspace<float>(args.workspace);
@@ -570,20 +536,6 @@ oprt_status_t plan(AxisPlan &p) {
 
     if (p.rows_contiguous(/*check_out_axis=*/false)) {
         const bool few = p.outer < kSplitRowsBelowPerSm * sms;
-        bool whole_vectors = L % W == 0;
-        for (int d = 0; d < p.outer_ndim; ++d) whole_vectors = whole_vectors && p.in_outer_strides[d] % W == 0;
-        if (whole_vectors && L >= kLeanMinRow && L <= kLeanMaxRow && p.outer <= kLeanMaxRowsPerSm * sms) {
-            // Lean rows (see kLeanMinRow): one batch of N vectors a lane.
-            const int64_t N = W == 4 ? 8 : (few ? 4 : 2);
-            const int64_t G = ceil_div(ceil_div(L / W, N), dev::kWarpSize) * dev::kWarpSize;
-            p.kernel = kRowsLean;
-            p.kernel_name = "rows_lean";
-            p.launch[0] = G;
-            p.launch[1] = G * std::max<int64_t>(1, kLeanMinThreads / G);
-            p.launch[2] = N;
-            p.launch[3] = few ? 1 : 0;
-            return OPRT_SUCCESS;
-        }
         if (W == 8 && p.outer == 1 && L >= kSweepMinElements && L <= kSweepMaxElements) {
             // The sum of all elements, 16-bit (see kSweepMinElements).
             const bool wide = L >= kSweepWideElements;

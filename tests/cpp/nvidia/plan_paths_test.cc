@@ -402,33 +402,9 @@ TEST_F(NvidiaPlanPaths, ReduceSumRowsBlockARow) {
         check_reduce_sum(dt, {{rows, 65536}}, 1);
         check_reduce_sum(dt, {{rows, 65536 + 3}, {}, 1}, 1);  // misaligned: heads peeled
         check_reduce_sum(dt, {{rows, 40001}}, 1, false, Fill::kUniform);
-        check_reduce_sum(dt, {{sms, 1277}}, 1);  // few short rows, not whole vectors: ~4 vectors a thread
+        check_reduce_sum(dt, {{sms, 1280}}, 1);  // few short rows: a block of ~4 vectors a thread
+        check_reduce_sum(dt, {{4096}}, 0);        // one row
         check_reduce_sum(dt, {{3, 1277}}, 1, /*keepdims=*/true);
-        check_reduce_sum(dt, {{sms, 4200}}, 1);  // past the lean rows' lengths
-    }
-}
-
-// Rows of 1024 to 4096 elements in whole vectors, at most 8 a SM: lean rows
-// (one batch of loads a lane); an input off a 16-byte boundary falls back to
-// the group or block kernel at run time.
-TEST_F(NvidiaPlanPaths, ReduceSumRowsLean) {
-    int sms = 0;
-    NVT_CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    for (oprt_dtype_t dt : all_dtypes()) {
-        {
-            ExpectKernel k("rows_lean");
-            check_reduce_sum(dt, {{4096}}, 0);  // one row
-            check_reduce_sum(dt, {{144, 1280}}, 1, /*keepdims=*/true);
-            check_reduce_sum(dt, {{1024, 1024}}, 1, false, Fill::kUniform);
-            check_reduce_sum(dt, {{8 * sms, 2056}}, 1);
-            check_reduce_sum(dt, {{37, 3000}, {}, 8}, 1);      // rows 16-byte aligned past an offset
-            check_reduce_sum(dt, {{37, 3000}, {}, 1}, 1);      // misaligned: the fallback
-            check_reduce_sum(dt, {{5, 1024}, {}, 3}, 1, /*keepdims=*/true);
-        }
-        {
-            ExpectKernel k("rows_warp");  // more than 8 rows a SM
-            check_reduce_sum(dt, {{8 * sms + 1, 1024}}, 1);
-        }
     }
 }
 

@@ -6,8 +6,6 @@
 //   inner tiles of any width and height, in one pass or two (the axis in
 //     chunks, their partial rows added by a second tile pass, as the plan does),
 //     and flight tiles (R rows in flight a thread) in the same geometries;
-//   lean rows: G lanes a row (whole warps, not only powers of two), N vectors
-//     a lane, rows shorter than G * N vectors, partial last blocks;
 //   the sweep over all elements, its P partials added by the row kernel.
 // Rows of odd lengths, rows off 16-byte boundaries (heads peeled), padded row
 // strides, outputs with gaps; chunks that do not divide the axis; special values
@@ -183,76 +181,6 @@ TEST_F(NvidiaReduceSumKernels, RowsSixteenVectorsInFlight) {
         return;
     }
     check_rows_all_dtypes<16>(RowForm::kCluster);
-}
-
-// ---- Lean rows ------------------------------------------------------------------------
-
-// `rows` rows of L elements (whole vectors), row r at r * row_stride (a
-// multiple of the vector); output r at 1 + 2 * r. G lanes a row, `threads`
-// threads a block (a multiple of G; 0: the plan's, G * max(1, 128 / G)), N
-// vectors a lane (G * N vectors >= L / W).
-template <typename T, int N>
-void check_lean(oprt_dtype_t dt, int64_t rows, int64_t L, int64_t row_stride, int G, int threads,
-                bool specials = false) {
-    if (threads == 0) threads = G * std::max(1, 128 / G);
-    const std::string what = std::string("lean ") + dtype_name(dt) + " n" + std::to_string(N) + " rows " +
-                             std::to_string(rows) + " L " + std::to_string(L) + " stride " +
-                             std::to_string(row_stride) + " g" + std::to_string(G) + " t" + std::to_string(threads) +
-                             (specials ? " specials" : "");
-    SCOPED_TRACE(what);
-    Tensor in, out;
-    make_tensor(in, dt, {(rows - 1) * row_stride + L}, {}, 0, Fill::kIntegers, 5);
-    make_tensor(out, dt, {2 * rows + 1}, {}, 0, Fill::kPoison);
-    if (::testing::Test::HasFatalFailure()) return;
-    if (specials) {  // row 0: +inf; row 1: a NaN; row 2: +inf and -inf (NaN)
-        const float inf = std::numeric_limits<float>::infinity();
-        if (rows > 0) in.set(L / 2, inf);
-        if (rows > 1) in.set(row_stride + L - 1, std::nanf(""));
-        if (rows > 2) in.set(2 * row_stride, inf), in.set(2 * row_stride + L - 1, -inf);
-        upload(in);
-    }
-    std::vector<double> want(size_t(rows), 0.0);
-    std::vector<int64_t> out_off(static_cast<size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t k = 0; k < L; ++k) want[size_t(r)] += in.get(r * row_stride + k);
-        out_off[size_t(r)] = 1 + 2 * r;
-    }
-    OuterIndex ix;
-    ix.ndim = 1;
-    ix.shape[0] = rows;
-    ix.in_strides[0] = row_stride;
-    ix.out_strides[0] = 2;
-    const unsigned blocks = unsigned((rows + threads / G - 1) / (threads / G));
-    rk::reduce_rows_lean_kernel<T, T, N><<<blocks, unsigned(threads)>>>(
-        static_cast<const T *>(in.data()), static_cast<T *>(out.data()) + 1, rows, L, G, ix);
-    NVT_CUDA_OK(cudaGetLastError());
-    download(out);
-    expect_sums(out, out_off, want, what);
-}
-
-template <typename T>
-void check_leans(oprt_dtype_t dt) {
-    constexpr int64_t W = oprt::gpu::vector_width<T>();
-    // The plan's shapes (one row of 4096, 144 rows of 1280, 1024 of 1024) with
-    // its lanes: the row's vectors / N, in whole warps.
-    auto lanes = [](int64_t L, int64_t N) { return int((L / W + N - 1) / N + 31) / 32 * 32; };
-    check_lean<T, 8>(dt, 1, 4096, 4096, lanes(4096, 8), 0);
-    check_lean<T, 4>(dt, 1, 4096, 4096, lanes(4096, 4), 0);
-    check_lean<T, 8>(dt, 144, 1280, 1280, lanes(1280, 8), 0);
-    check_lean<T, 4>(dt, 144, 1280, 1280, lanes(1280, 4), 0);
-    check_lean<T, 2>(dt, 1024, 1024, 1024, lanes(1024, 2), 0, /*specials=*/true);
-    check_lean<T, 8>(dt, 1024, 1024, 1024, lanes(1024, 8), 0);
-    // Lanes not a power of two (96, 160), rows not filling their last block
-    // or their lanes' vectors, padded row strides, a row of one vector.
-    check_lean<T, 2>(dt, 7, 37 * W, 40 * W, 96, 192);
-    check_lean<T, 4>(dt, 5, 600 * W, 601 * W, 160, 320, /*specials=*/true);
-    check_lean<T, 8>(dt, 9, 3 * W, 3 * W, 32, 128);
-    check_lean<T, 8>(dt, 3, 1000 * W, 1000 * W, 128, 1024);
-}
-
-TEST_F(NvidiaReduceSumKernels, LeanRows) {
-    for (oprt_dtype_t dt : all_dtypes())
-        with_type(dt, [&](auto t) { check_leans<decltype(t)>(dt); });
 }
 
 // ---- Sweep ----------------------------------------------------------------------------
