@@ -29,7 +29,7 @@
 //                   axis, the axis in C chunks (C = 1: one pass, no partials);
 //                   "two": the plan's second kernel adds the chunks' partial
 //                   rows.
-// the library's flight tiles (dim 0), lean rows and sweep (all elements)
+// the library's flight tiles (dim 0) and sweep (all elements)
 // are timed through the plan row only.
 //
 // Every candidate first runs twice on random data, the output poisoned with NaN
