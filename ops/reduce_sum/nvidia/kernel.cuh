@@ -128,6 +128,58 @@ reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int
 // than the 64 registers a thread that 1024-thread blocks allow.
 constexpr int max_threads_for_batch(int batch) { return batch > 8 ? 512 : 1024; }
 
+// The sum of all n elements of one dense run, first pass: partial[b] = block
+// b's share. Idea: slabs of blockDim.x * B vectors, slab s read by block s % P
+// in round s / P (P = gridDim.x), so the P blocks read memory as one moving
+// front, each thread's B loads of a slab issued together; the vectors past
+// the last whole slab go one a thread over the grid, and the elements before
+// the first 16-byte boundary and after the last whole vector one by one. A
+// second pass adds the P partials in a fixed order.
+template <typename Tin, int B>
+__global__ void __launch_bounds__(512, 1)
+reduce_sweep_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t n) {
+    gpu::enter_overlapped_kernel();
+    constexpr int W = gpu::vector_width<Tin>();
+    __shared__ gpu::BlockReduceScratch<float> scratch;
+    const int64_t T = blockDim.x, P = gridDim.x;
+    const int64_t head = gpu::elements_before_vector_boundary(in, n);
+    const Tin *body = in + head;
+    const int64_t slab = T * B;  // vectors
+    const int64_t nvec = (n - head) / W;
+    const int64_t full = nvec / slab;
+    float acc[W] = {};
+    for (int64_t s = blockIdx.x; s < full; s += P) {
+        const Tin *p = body + (s * slab + threadIdx.x) * W;
+        Vec<Tin, W> v[B];
+#pragma unroll
+        for (int u = 0; u < B; ++u) v[u] = gpu::load_vec<W>(p + u * T * W);
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+            float t[B];
+#pragma unroll
+            for (int u = 0; u < B; ++u) t[u] = dev::to_f32(v[u].v[e]);
+#pragma unroll
+            for (int w = 1; w < B; w *= 2)
+#pragma unroll
+                for (int u = 0; u + w < B; u += 2 * w) t[u] += t[u + w];
+            acc[e] += t[0];
+        }
+    }
+    const int64_t g = int64_t(blockIdx.x) * T + threadIdx.x;  // this thread of the grid
+    for (int64_t q = full * slab + g; q < nvec; q += P * T) {
+        const Vec<Tin, W> v = gpu::load_vec<W>(body + q * W);
+#pragma unroll
+        for (int e = 0; e < W; ++e) acc[e] += dev::to_f32(v.v[e]);
+    }
+    if (g < head) acc[0] += dev::to_f32(in[g]);  // head < W: one element a thread
+    for (int64_t i = head + nvec * W + g; i < n; i += P * T) acc[1] += dev::to_f32(in[i]);
+    float s = 0.0f;
+#pragma unroll
+    for (int e = 0; e < W; ++e) s += acc[e];
+    s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
 // Row sums, one block per row, for rows too long for one warp.
 // Idea: the whole block streams the row with vector loads; warps combine with
 // shuffles and then through one shared-memory slot per warp.
@@ -280,7 +332,7 @@ __device__ __forceinline__ void join_tile_rows(float (&sums)[V], float *tile_sum
 template <typename Tin, typename Tout, int V>
 __global__ void __launch_bounds__(1024)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
-                         float *partial, InnerParams p) {
+                         float *__restrict__ partial, InnerParams p) {
     gpu::enter_overlapped_kernel();
     extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
     const int tx = int(threadIdx.x) % p.bx;
@@ -328,6 +380,65 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         float sums[V];
 #pragma unroll
         for (int e = 0; e < V; ++e) sums[e] = float(acc[e]);
+        join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
+        if (ty == 0 && i < p.inner) {
+            if (partial != nullptr)
+                store_sums(partial + (c * p.outer + o) * p.inner + i, sums);
+            else
+                store_sums(out + oo + i, sums);
+        }
+    }
+}
+
+// The inner tile's sums (same InnerParams, tiles, partial layout and row
+// tree) with R rows in flight a thread rather than four. Idea: every thread
+// issues its R row loads (predicated at the chunk's end) before it adds any,
+// pairwise in f32, so a thread's whole share of a short chunk is one round
+// trip to memory. Vector columns only (V = 16 bytes: the plan sends inputs
+// whose inner run and strides are whole vectors; the run checks the base).
+// The bound of one block a SM lets ptxas issue all R loads before the first
+// add (with the inner tile's bound it interleaved them by fours; read in the
+// SASS, CUDA 13.0, sm_90).
+template <typename Tin, typename Tout, int V, int R>
+__global__ void __launch_bounds__(512, 1)
+reduce_inner_flight_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, float *__restrict__ partial,
+                           InnerParams p) {
+    gpu::enter_overlapped_kernel();
+    extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
+    const int tx = int(threadIdx.x) % p.bx;
+    const int ty = int(threadIdx.x) / p.bx;
+    const int64_t c = blockIdx.y;
+    const int64_t k0 = c * p.chunk_len;
+    const int64_t k1 = p.L < k0 + p.chunk_len ? p.L : k0 + p.chunk_len;
+    const int64_t S = p.S, by = p.by;
+    for (int64_t tile = blockIdx.x; tile < p.outer * p.tiles; tile += gridDim.x) {
+        const int64_t o = tile / p.tiles;
+        const int64_t i = ((tile - o * p.tiles) * p.bx + tx) * V;
+        int64_t io, oo;
+        p.ix.offsets(o, &io, &oo);
+        float sums[V] = {};
+        if (i < p.inner) {
+            const Tin *col = in + io + i;
+            for (int64_t k = k0 + ty; k < k1; k += R * by) {
+                Vec<Tin, V> v[R];
+#pragma unroll
+                for (int u = 0; u < R; ++u) {
+                    v[u] = Vec<Tin, V>{};
+                    if (k + u * by < k1) v[u] = gpu::load_vec<V>(col + (k + u * by) * S);
+                }
+#pragma unroll
+                for (int e = 0; e < V; ++e) {
+                    float t[R];
+#pragma unroll
+                    for (int u = 0; u < R; ++u) t[u] = dev::to_f32(v[u].v[e]);
+#pragma unroll
+                    for (int w = 1; w < R; w *= 2)
+#pragma unroll
+                        for (int u = 0; u + w < R; u += 2 * w) t[u] += t[u + w];
+                    sums[e] += t[0];
+                }
+            }
+        }
         join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
         if (ty == 0 && i < p.inner) {
             if (partial != nullptr)

@@ -5,6 +5,7 @@
 // than 4 per SM):
 //   axis_len == 0                        -> zeros
 //   dense rows (inner == 1, axis stride 1):
+//     16-bit, one row (the sum of all elements), 2^20-2^26 -> sweep, two passes
 //     up to 8 vectors a lane (4 with few rows)             -> G lanes per row, G
 //                                          chosen so each lane has ~4 vectors in flight
 //     few rows, L >= 16384, but not 7/8 to 2 rows a SM:
@@ -17,6 +18,9 @@
 //     at most 2^20 elements and 16-column tiles for a quarter of the SMs
 //                                                          -> one pass, 16-column tiles
 //     an axis >= 16x an inner run of >= 1024               -> 256-byte tile rows, split
+//     outer 1, whole vectors, 2^22 to under 2^24 elements, axis and inner run
+//     >= 128                                               -> flight tiles (16 rows
+//                                          in flight a thread), split when tall
 //     otherwise                                            -> inner tile as wide as
 //     the inner run; when outer * tiles cannot fill the GPU's resident blocks the
 //     axis is split in two passes; tiles are narrowed (down to 1 KB rows) only
@@ -50,8 +54,9 @@ constexpr const char *kPlanOp = "oprt_create_reduce_sum_descriptor";
 //   kRowsGroup: [0] lanes per row    kRowsBlock: [0] threads, [1] batch (kBatch)
 //   kRowsSplit: [0] threads, [1] chunks (blocks) per row, [2] chunk length, [3] batch
 //   kRowsCluster: [0] threads, [1] chunks (blocks) per row, [2] chunk length
-//   kInnerTile: [0] vector width V, [1] chunks along the axis (each
-//     ceil(L / chunks) long), [2] threads, [3] bx (threads across the inner run)
+//   kInnerTile, kInnerFlight: [0] vector width V, [1] chunks along the axis
+//     (each ceil(L / chunks) long), [2] threads, [3] bx (threads across the inner run)
+//   kSweep: [0] threads, [1] blocks P (partial sums)
 enum Kernel : int32_t {
     kZero = 1,
     kRowsGroup = 2,
@@ -60,6 +65,8 @@ enum Kernel : int32_t {
     kInnerTile = 5,
     kStrided = 6,
     kRowsCluster = 7,
+    kSweep = 11,
+    kInnerFlight = 12,
     kSmemTree = 9,     // ladder step "smem_tree" (ladder.cuh)
     kWarpShuffle = 10, // ladder step "warp_shuffle" (ladder.cuh)
 };
@@ -135,6 +142,32 @@ constexpr int64_t kTallAxisRatio = 16;
 constexpr int64_t kTallThreads = 256;
 constexpr int64_t kTallTileRowBytes = 256;
 constexpr int64_t kMinChunkRows = 16;
+// Sweep (reduce_sweep_kernel): the sum of all of a 16-bit tensor of 2^20 to
+// 2^26 elements, B = 4 vectors a thread a slab; SMs blocks of 256 threads
+// below 2^22 elements, 2 * SMs of 512 from there. H200, 2026-12-02, hot +
+// dram, rows_split_two_pass (hot and dram added) -> sweep: (1024, 1024) all
+// f16 6.57 -> 2.54 + 2.97 us (p132 t256), 8M elements f16 12.33 -> 4.43 +
+// 6.41 (p264 t512), 64M f16 69.05 -> 32.72 + 32.73. f32 and longer sums keep
+// the split (not measured).
+constexpr int64_t kSweepMinElements = int64_t(1) << 20;
+constexpr int64_t kSweepMaxElements = int64_t(1) << 26;
+constexpr int64_t kSweepWideElements = int64_t(1) << 22;
+constexpr int kSweepBatch = 4;
+// Flight tiles (reduce_inner_flight_kernel): outer 1, at least 2^22 and
+// under 2^24 elements (measured at 2^23), an axis and an inner run of at least 128 each, whole
+// 16-byte columns. 256 threads; 8 threads across (128-byte tile rows) when
+// the axis is at least as long as the inner run, the axis then split for
+// kResidentBlocksPerSm blocks a SM; else 32 across (512 bytes), one pass. R =
+// 16 rows in flight a thread, 8 for f32 in one pass. H200, 2026-12-02, hot +
+// dram: (65536, 128) axis 0 f32 inner_tile_split_two_pass 8.13 + 11.93 ->
+// flight bx8 c66 7.38 + 11.28 us, bf16 6.89 + 9.08 -> bx8 c132 6.16 + 8.44;
+// (128, 65536) axis 0 f32 inner_tile 6.10 + 10.19 -> bx32 r8 5.60 + 9.71,
+// bf16 5.25 + 7.29 -> bx32 r16 4.06 + 6.28.
+constexpr int64_t kFlightMinElements = int64_t(1) << 22;
+constexpr int64_t kFlightMaxElements = int64_t(1) << 24;
+constexpr int64_t kFlightMinSide = 128;
+constexpr int kFlightThreads = 256;
+int flight_rows(int64_t W, int64_t chunks) { return W == 4 && chunks == 1 ? 8 : 16; }
 constexpr int64_t kFinalizeRowBytes = 128;
 constexpr int64_t kFinalizeRowsPerThread = 4;
 constexpr int64_t kFinalizeMinThreads = 256;
@@ -278,6 +311,21 @@ void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V
     });
 }
 
+// The flight tile kernel (V = W, R rows in flight) in the inner kernel's geometry.
+template <typename Tin, typename Tout>
+void launch_flight(const Tin *in, Tout *out, float *partial, InnerParams q, int R, const TileShape &t,
+                   dev::stream_t stream) {
+    constexpr int V = gpu::vector_width<Tin>();
+    q.bx = t.bx;
+    q.by = t.by;
+    q.tiles = t.tiles;
+    const int threads = t.bx * t.by;
+    const dim3 grid(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks));
+    const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
+    auto *kernel = R == 8 ? &reduce_inner_flight_kernel<Tin, Tout, V, 8> : &reduce_inner_flight_kernel<Tin, Tout, V, 16>;
+    gpu::launch_overlapped(kernel, grid, unsigned(threads), smem, stream, in, out, partial, q);
+}
+
 #if !OPRT_DEVICE_HAS_CLUSTER_LAUNCH
 // This toolchain (MetaX) cannot launch clusters; plans never choose a cluster
 // kernel here, so reaching a cluster launch is a plan bug, reported not hidden.
@@ -358,6 +406,16 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsBlock:
         launch_rows(in, out, p.outer, L, RowsChoice{false, 0, int(p.launch[0]), int(p.launch[1])}, ix, stream);
         return OPRT_SUCCESS;
+    case kSweep: {
+        const int64_t P = p.launch[1];
+        float *partial = gpu::aligned_workspace<float>(args.workspace);
+        gpu::launch_overlapped(&reduce_sweep_kernel<T, kSweepBatch>, unsigned(P), unsigned(p.launch[0]), 0, stream,
+                               in, partial, L);
+        gpu::OuterIndex fix = ix;  // one row of P partials
+        fix.in_row_stride = P;
+        launch_rows<float, T>(partial, out, 1, P, rows_choice(P, 4, false), fix, stream);
+        return OPRT_SUCCESS;
+    }
     case kRowsSplit: {
         const unsigned threads = unsigned(p.launch[0]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
@@ -387,7 +445,8 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     }
     case kRowsCluster:
         return launch_rows_cluster(in, out, p.outer, L, int(p.launch[0]), p.launch[1], p.launch[2], ix, stream);
-    case kInnerTile: {
+    case kInnerTile:
+    case kInnerFlight: {
         InnerParams q;
         q.outer = p.outer;
         q.inner = p.inner;
@@ -399,17 +458,20 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         int V = int(p.launch[0]);
         const int threads = int(p.launch[2]);
         int bx = int(p.launch[3]);
-        if (!gpu::aligned_to(in, size_t(V) * sizeof(T))) {  // same sums, scalar loads, same tile width
+        bool flight = p.kernel == kInnerFlight;
+        if (!gpu::aligned_to(in, size_t(V) * sizeof(T))) {  // same sums, scalar loads, same tile width (inner tile)
             bx = int(clamp64(int64_t(bx) * V, 1, threads));
             V = 1;
+            flight = false;
         }
         const TileShape t = tile_of(p.inner, V, bx, threads);
-        if (q.chunks == 1) {
-            launch_inner<T, T>(in, out, nullptr, q, V, t, stream);
-            return OPRT_SUCCESS;
-        }
-        float *partial = gpu::aligned_workspace<float>(args.workspace);
-        launch_inner<T, T>(in, out, partial, q, V, t, stream);
+        const int R = flight_rows(gpu::vector_width<T>(), q.chunks);
+        float *partial = q.chunks == 1 ? nullptr : gpu::aligned_workspace<float>(args.workspace);
+        if (flight)
+            launch_flight<T, T>(in, out, partial, q, R, t, stream);
+        else
+            launch_inner<T, T>(in, out, partial, q, V, t, stream);
+        if (q.chunks == 1) return OPRT_SUCCESS;
         // Second pass: partial is [chunks][outer][inner]; reduce its first axis,
         // with tiles narrowed like the first pass's so many blocks share it.
         InnerParams f;
@@ -474,6 +536,17 @@ oprt_status_t plan(AxisPlan &p) {
 
     if (p.rows_contiguous(/*check_out_axis=*/false)) {
         const bool few = p.outer < kSplitRowsBelowPerSm * sms;
+        if (W == 8 && p.outer == 1 && L >= kSweepMinElements && L <= kSweepMaxElements) {
+            // The sum of all elements, 16-bit (see kSweepMinElements).
+            const bool wide = L >= kSweepWideElements;
+            const int64_t P = wide ? 2 * sms : sms;
+            p.kernel = kSweep;
+            p.kernel_name = "all_sweep_two_pass";
+            p.launch[0] = wide ? 512 : 256;
+            p.launch[1] = P;
+            p.workspace_bytes = size_t(P) * sizeof(float) + kWorkspaceAlign;
+            return OPRT_SUCCESS;
+        }
         const RowsChoice rc = rows_choice(L, W, few);
         if (rc.group) {
             p.kernel = kRowsGroup;
@@ -546,6 +619,23 @@ oprt_status_t plan(AxisPlan &p) {
     int64_t threads = kInnerThreads;
     TileShape t{};
     const int64_t elems = p.outer * L * p.inner;
+    if (p.outer == 1 && V == W && elems >= kFlightMinElements && elems < kFlightMaxElements &&
+        L >= kFlightMinSide && p.inner >= kFlightMinSide) {
+        // Flight tiles (see kFlightMinElements).
+        const int64_t bx = L >= p.inner ? 8 : 32;
+        t = tile_of(p.inner, int(V), int(bx), kFlightThreads);
+        int64_t chunks = 1;
+        if (bx == 8) chunks = clamp64(ceil_div(target, t.tiles), 1, std::min<int64_t>(65535, L / t.by));
+        chunks = ceil_div(L, ceil_div(L, chunks));
+        p.launch[0] = V;
+        p.launch[1] = chunks;
+        p.launch[2] = kFlightThreads;
+        p.launch[3] = bx;
+        p.kernel = kInnerFlight;
+        p.kernel_name = chunks > 1 ? "inner_flight_split_two_pass" : "inner_flight";
+        if (chunks > 1) p.workspace_bytes = size_t(chunks * p.inner) * sizeof(float) + kWorkspaceAlign;
+        return OPRT_SUCCESS;
+    }
     if (elems <= kOnePassMaxElements && p.outer * ceil_div(p.inner, kNarrowTileColumns) * 4 >= sms) {
         // Small inputs: one pass over narrow tiles (see kOnePassMaxElements).
         V = std::min<int64_t>(V, 4);

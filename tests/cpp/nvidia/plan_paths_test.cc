@@ -410,15 +410,22 @@ TEST_F(NvidiaPlanPaths, ReduceSumRowsBlockARow) {
 
 // Few long rows split in two passes: 256-thread chunks of at least 3 vectors
 // a thread (f32), 512-thread chunks of at least 2 (16-bit; the 16-vector
-// kernel under 4 vectors a thread).
+// kernel under 4 vectors a thread). 16-bit sums of all of 2^20 elements or
+// more: the sweep.
 TEST_F(NvidiaPlanPaths, ReduceSumRowsSplit) {
     for (oprt_dtype_t dt : all_dtypes()) {
-        ExpectKernel k("rows_split_two_pass");
-        check_reduce_sum(dt, {{144 * 1280}}, 0);  // all of (144, 1280), as one row
+        {
+            ExpectKernel k("rows_split_two_pass");
+            check_reduce_sum(dt, {{144 * 1280}}, 0);  // all of (144, 1280), as one row
+            check_reduce_sum(dt, {{184320 + 5}}, 0);
+            check_reduce_sum(dt, {{3, 1 << 22}}, 1, false, Fill::kUniform);
+            check_reduce_sum(dt, {{2, 1 << 20}}, 1);
+        }
+        ExpectKernel k(dt == OPRT_DTYPE_F32 ? "rows_split_two_pass" : "all_sweep_two_pass");
         check_reduce_sum(dt, {{1024 * 1024}}, 0);
-        check_reduce_sum(dt, {{184320 + 5}}, 0);
-        check_reduce_sum(dt, {{1, (1 << 20) + 3}, {}, 1}, 1);  // misaligned
-        check_reduce_sum(dt, {{3, 1 << 22}}, 1, false, Fill::kUniform);
+        check_reduce_sum(dt, {{1, (1 << 20) + 3}, {}, 1}, 1);  // misaligned: heads peeled
+        check_reduce_sum(dt, {{65536 * 128}}, 0, false, Fill::kUniform);
+        check_reduce_sum(dt, {{(1 << 22) + 7}, {}, 5}, 0);
     }
 }
 
@@ -430,7 +437,7 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
             check_reduce_sum(dt, {{3, 500, 1024}}, 1);           // narrowed tiles (short axis), outer and inner
             check_reduce_sum(dt, {{200, 131072}, {}, 1}, 0);     // misaligned: scalar columns at run time
             check_reduce_sum(dt, {{200, 131072}}, 0, false, Fill::kUniform);
-            check_reduce_sum(dt, {{65536, 128}}, 0);             // many chunks a tile
+            check_reduce_sum(dt, {{65536, 96}}, 0);              // many chunks a tile
             check_reduce_sum(dt, {{4096, 4096}}, 0);
             check_reduce_sum(dt, {{16384, 2048}}, 0, false, Fill::kUniform);
             // A long axis over a wide inner run: 256-byte tile rows, split.
@@ -447,8 +454,23 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
         {
             ExpectKernel k("inner_tile");  // enough tiles without splitting the axis
             check_reduce_sum(dt, {{8, 1 << 21}}, 0);
-            check_reduce_sum(dt, {{128, 65536}}, 0);   // axis too short to split: narrowed tiles instead
-            check_reduce_sum(dt, {{128, 65536}, {}, 2}, 0);
+            check_reduce_sum(dt, {{96, 32768}}, 0);  // axis too short to split: narrowed tiles instead
+            check_reduce_sum(dt, {{96, 32768}, {}, 2}, 0);
+        }
+        {
+            // Outer 1, 2^22 to under 2^24 elements, both sides >= 128: flight
+            // tiles, split when the axis is the longer side; an input off a
+            // 16-byte boundary runs the inner tile with scalar columns.
+            ExpectKernel k("inner_flight_split_two_pass");
+            check_reduce_sum(dt, {{65536, 128}}, 0);
+            check_reduce_sum(dt, {{65536, 128}, {}, 4}, 0, false, Fill::kUniform);  // misaligned for 16-bit
+            check_reduce_sum(dt, {{40000, 136}}, 0);
+        }
+        {
+            ExpectKernel k("inner_flight");
+            check_reduce_sum(dt, {{128, 65536}}, 0);
+            check_reduce_sum(dt, {{128, 65536}, {}, 2}, 0);  // misaligned: the fallback
+            check_reduce_sum(dt, {{200, 32768}}, 0, false, Fill::kUniform);
         }
     }
 }

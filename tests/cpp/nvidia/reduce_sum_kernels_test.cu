@@ -4,7 +4,9 @@
 //   16 vectors in flight a thread (kBatch = 16) in the block, split and
 //     cluster row kernels;
 //   inner tiles of any width and height, in one pass or two (the axis in
-//     chunks, their partial rows added by a second tile pass, as the plan does).
+//     chunks, their partial rows added by a second tile pass, as the plan does),
+//     and flight tiles (R rows in flight a thread) in the same geometries;
+//   the sweep over all elements, its P partials added by the row kernel.
 // Rows of odd lengths, rows off 16-byte boundaries (heads peeled), padded row
 // strides, outputs with gaps; chunks that do not divide the axis; special values
 // (inf, NaN); each output checked against a float64 reference, unwritten
@@ -181,6 +183,53 @@ TEST_F(NvidiaReduceSumKernels, RowsSixteenVectorsInFlight) {
     check_rows_all_dtypes<16>(RowForm::kCluster);
 }
 
+// ---- Sweep ----------------------------------------------------------------------------
+
+// The sum of n elements from `offset` (any: heads peeled), P blocks of
+// `threads` and B = 4 vectors a slab, then the row kernel over the P partials;
+// the output at index 1 of 3.
+template <typename T>
+void check_sweep(oprt_dtype_t dt, int64_t n, int64_t offset, int P, int threads, bool specials = false) {
+    const std::string what = std::string("sweep ") + dtype_name(dt) + " n " + std::to_string(n) + " offset " +
+                             std::to_string(offset) + " p" + std::to_string(P) + " t" + std::to_string(threads) +
+                             (specials ? " specials" : "");
+    SCOPED_TRACE(what);
+    Tensor in, out;
+    make_tensor(in, dt, {offset + n}, {}, 0, Fill::kIntegers, 3);
+    make_tensor(out, dt, {3}, {}, 0, Fill::kPoison);
+    if (::testing::Test::HasFatalFailure()) return;
+    if (specials) {
+        in.set(offset + n - 1, std::numeric_limits<float>::infinity());
+        upload(in);
+    }
+    double want = 0;
+    for (int64_t k = 0; k < n; ++k) want += in.get(offset + k);
+    DeviceBuffer partial(size_t(P) * sizeof(float));
+    float *p = static_cast<float *>(partial.get());
+    rk::reduce_sweep_kernel<T, 4><<<unsigned(P), unsigned(threads)>>>(static_cast<const T *>(in.data()) + offset, p, n);
+    NVT_CUDA_OK(cudaGetLastError());
+    OuterIndex fix;
+    fix.ndim = 1;
+    fix.shape[0] = 1;
+    fix.in_row_stride = P;
+    rk::reduce_rows_block_kernel<float, T><<<1, 128>>>(p, static_cast<T *>(out.data()) + 1, 1, P, fix);
+    NVT_CUDA_OK(cudaGetLastError());
+    download(out);
+    expect_sums(out, {1}, {want}, what);
+}
+
+TEST_F(NvidiaReduceSumKernels, Sweep) {
+    for (oprt_dtype_t dt : all_dtypes())
+        with_type(dt, [&](auto t) {
+            using T = decltype(t);
+            check_sweep<T>(dt, 1 << 20, 0, 132, 256);
+            check_sweep<T>(dt, (1 << 22) + 5, 3, 264, 512);       // off a boundary, a tail
+            check_sweep<T>(dt, 1000003, 1, 100, 256, /*specials=*/true);
+            check_sweep<T>(dt, 5, 1, 8, 256);                     // no whole vector
+            check_sweep<T>(dt, 4096 + 7, 2, 132, 512);            // no whole slab
+        });
+}
+
 // ---- Inner tiles ----------------------------------------------------------------------
 
 // `outer` blocks of an L x inner axis (block o at offset + o * outer_stride, row k
@@ -188,12 +237,12 @@ TEST_F(NvidiaReduceSumKernels, RowsSixteenVectorsInFlight) {
 // outer rows). The inner tile with V-wide columns, bx x by threads, the axis
 // in `chunks` chunks (more than one: partial rows, then a second tile pass over
 // them, 4-wide float columns where the inner run allows, as the plan's).
-template <typename T, int V>
+template <typename T, int V, int R = 0>
 void check_tile(oprt_dtype_t dt, int64_t outer, int64_t L, int64_t inner, int64_t offset, int bx, int by,
                 int64_t chunks, bool specials = false) {
     const int64_t outer_stride = L * inner + 2 * V;  // still a multiple of V
     const int64_t out_stride = inner + 3;
-    const std::string what = std::string("inner tile ") + dtype_name(dt) + " V" + std::to_string(V) +
+    const std::string what = std::string(R ? "flight r" + std::to_string(R) + " " : "inner tile ") + dtype_name(dt) + " V" + std::to_string(V) +
                              " outer " + std::to_string(outer) + " L " + std::to_string(L) + " inner " +
                              std::to_string(inner) + " offset " + std::to_string(offset) + " bx " + std::to_string(bx) +
                              " by " + std::to_string(by) + " chunks " + std::to_string(chunks) +
@@ -240,7 +289,10 @@ void check_tile(oprt_dtype_t dt, int64_t outer, int64_t L, int64_t inner, int64_
     T *y = static_cast<T *>(out.data());
     const dim3 grid(unsigned(outer * q.tiles), unsigned(q.chunks));
     const size_t smem = size_t(bx * by) * V * sizeof(float);
-    rk::reduce_inner_tile_kernel<T, T, V><<<grid, unsigned(bx * by), smem>>>(x, y, p, q);
+    if constexpr (R > 0)
+        rk::reduce_inner_flight_kernel<T, T, V, R><<<grid, unsigned(bx * by), smem>>>(x, y, p, q);
+    else
+        rk::reduce_inner_tile_kernel<T, T, V><<<grid, unsigned(bx * by), smem>>>(x, y, p, q);
     NVT_CUDA_OK(cudaGetLastError());
     if (p != nullptr) {  // partial is [chunks][outer][inner]: reduce its first axis
         rk::InnerParams f = q;
@@ -286,6 +338,26 @@ void check_tiles(oprt_dtype_t dt) {
     check_tile<T, 4>(dt, 1, 1024, 1024 + 4, 0, 4, 128, 1, /*specials=*/true);
     check_tile<T, 4>(dt, 2, 77, 52, 0, 4, 64, 1);
     check_tile<T, W>(dt, 1, 4099, 1024, 0, 16, 16, 33);
+}
+
+// Flight tiles: 16-byte columns, R rows in flight, chunks shorter and longer
+// than one batch, the last batch cut by the chunk's end, outer rows, a tree
+// (by > 1) and none.
+template <typename T>
+void check_flights(oprt_dtype_t dt) {
+    constexpr int W = oprt::gpu::vector_width<T>();
+    check_tile<T, W, 16>(dt, 1, 65536, 128, 0, 8, 32, 132);        // the plan's tall shape
+    check_tile<T, W, 8>(dt, 1, 128, 64 * W * 32, 0, 32, 8, 1);     // the plan's wide shape, 2 batches
+    check_tile<T, W, 16>(dt, 1, 128, 64 * W * 32, 0, 32, 8, 1, /*specials=*/true);
+    check_tile<T, W, 16>(dt, 3, 1001, 40 * W, 0, 8, 32, 7);        // outer rows, cut batches
+    check_tile<T, W, 8>(dt, 2, 333, 24 * W, 0, 32, 1, 9);          // by == 1: no tree
+    check_tile<T, W, 16>(dt, 1, 37, 5 * W, 0, 8, 32, 1);           // fewer rows than threads along the axis
+}
+
+TEST_F(NvidiaReduceSumKernels, FlightTiles) {
+    check_flights<float>(OPRT_DTYPE_F32);
+    check_flights<__half>(OPRT_DTYPE_F16);
+    check_flights<__nv_bfloat16>(OPRT_DTYPE_BF16);
 }
 
 TEST_F(NvidiaReduceSumKernels, InnerTiles) {

@@ -18,6 +18,9 @@
 //                   threads a chunk; a second kernel adds the partials (the
 //                   plan's rows_split_two_pass);
 //   cluster tT cC bB  reduce_rows_cluster_kernel: a cluster of C blocks a row;
+//   ... lb1         a group, block b8 or split b8 form with the library's
+//                   kernel, a minimum of resident blocks in its bounds
+//                   (ptxas then issues all eight loads of a batch at once);
 // inner (dim 0):
 //   tile vV tT bxX cC [two]
 //                   reduce_inner_tile_kernel: T threads a block, X of them
@@ -26,6 +29,8 @@
 //                   axis, the axis in C chunks (C = 1: one pass, no partials);
 //                   "two": the plan's second kernel adds the chunks' partial
 //                   rows.
+// the library's flight tiles (dim 0) and sweep (all elements)
+// are timed through the plan row only.
 //
 // Every candidate first runs twice on random data, the output poisoned with NaN
 // before the second run, and its sums are checked against a float64 reference; a candidate that
@@ -44,10 +49,11 @@
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_reduce_sum_bench -j2
 //   build-nvidia/tests/cpp/nvidia/camp_reduce_sum_bench [--dtype f32,f16,bf16]
-//       [--case 144x1280:0,1024x1024:all,...] [--all-cases]
+//       [--case 144x1280:0,1024x1024:all,...] [--all-cases] [--family tile,split,...]
 // (--case takes ROWSxCOLS:DIM with DIM 1, 0 or all; 1x4096:all is the 2^12 case.
 // By default the cases that lost to torch or inductor on 2026-12-02 run;
-// --all-cases runs every case of that benchmark.)
+// --all-cases runs every case of that benchmark; --family times only the
+// listed families, the plan always.)
 // It needs libcamp_ops.so at run time (LD_LIBRARY_PATH=<folder holding it>).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -69,8 +75,10 @@
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "tests/cpp/nvidia/bench/sweep_common.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
+#include "tests/cpp/nvidia/bench/reduce_sum_candidates.cuh"
 
 namespace rs = oprt::reduce_sum::gpu_kernels;
+namespace bk = oprt::reduce_sum::bench_kernels;
 using oprt::gpu::ceil_div;
 using oprt::gpu::clamp64;
 using oprt::gpu::next_pow2;
@@ -189,6 +197,7 @@ std::string case_name(const Case &c) {
 cudaStream_t g_stream;
 int g_sms = 0;
 bool g_list_only = false;  // --list: the candidates, nothing run
+std::string g_families;     // --family: the families to time (empty: all); the plan always runs
 
 OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
     OuterIndex ix;
@@ -202,6 +211,7 @@ OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
 // ---- Candidates -----------------------------------------------------------------------
 
 enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile };
+const char *family_name(Family f);
 
 struct Candidate {
     std::string name;
@@ -210,6 +220,7 @@ struct Candidate {
     int lanes = 0;        // group: lanes a row; tile: bx
     int vec = 0;          // tile: elements a column load (V)
     int batch = 8;        // vectors in flight a thread (row kernels)
+    bool lb1 = false;     // group / block / split b8: the kernel with a minimum of blocks in its bounds ("lb1")
     int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis)
     int64_t chunk_len = 0;
     oprt_reduce_sum_descriptor_t plan = nullptr;  // the library
@@ -236,11 +247,23 @@ struct InnerGeom {
 };
 
 template <typename Tin, typename Tout>
-void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, int threads, const OuterIndex &ix) {
+void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, int threads, const OuterIndex &ix,
+                  bool lb1 = false) {
     const int64_t blocks = clamp64(ceil_div(rows, threads / lanes), 1, oprt::gpu::kMaxGridBlocks);
     auto go = [&](auto kernel) {
         oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(threads), 0, g_stream, in, out, rows, L, ix);
     };
+    if (lb1) {  // the same kernel, a minimum of blocks in its bounds (reduce_sum_candidates.cuh)
+        switch (lanes) {
+        case 1: go(&bk::rows_group_lb1_kernel<Tin, Tout, 1>); break;
+        case 2: go(&bk::rows_group_lb1_kernel<Tin, Tout, 2>); break;
+        case 4: go(&bk::rows_group_lb1_kernel<Tin, Tout, 4>); break;
+        case 8: go(&bk::rows_group_lb1_kernel<Tin, Tout, 8>); break;
+        case 16: go(&bk::rows_group_lb1_kernel<Tin, Tout, 16>); break;
+        default: go(&bk::rows_group_lb1_kernel<Tin, Tout, 32>); break;
+        }
+        return;
+    }
     switch (lanes) {
     case 1: go(&rs::reduce_rows_group_kernel<Tin, Tout, 1>); break;
     case 2: go(&rs::reduce_rows_group_kernel<Tin, Tout, 2>); break;
@@ -252,8 +275,13 @@ void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, 
 }
 
 template <typename T>
-void launch_block(const T *in, T *out, int64_t rows, int64_t L, int threads, int batch) {
+void launch_block(const T *in, T *out, int64_t rows, int64_t L, int threads, int batch, bool lb1) {
     const int64_t blocks = clamp64(rows, 1, oprt::gpu::kMaxGridBlocks);
+    if (lb1 && batch == 8) {
+        oprt::gpu::launch_overlapped(&bk::rows_block_lb1_kernel<T, T, 8>, unsigned(blocks), unsigned(threads), 0,
+                                     g_stream, in, out, rows, L, rows_index(L));
+        return;
+    }
     if constexpr (sizeof(T) == 2) {
         if (batch == 16) {
             oprt::gpu::launch_overlapped(&rs::reduce_rows_block_kernel<T, T, 16>, unsigned(blocks), unsigned(threads),
@@ -290,6 +318,10 @@ void launch_split(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
                                      g.rows, g.L, c.chunks, c.chunk_len, rows_index(g.L));
     };
     bool launched = false;
+    if (c.lb1 && c.batch == 8) {
+        go(&bk::rows_split_lb1_kernel<T, 8>);
+        launched = true;
+    }
     if constexpr (sizeof(T) == 2) {
         if (c.batch == 16) {
             go(&rs::reduce_rows_split_kernel<T, 16>);
@@ -353,6 +385,34 @@ void launch_cluster(const Candidate &c, const T *in, T *out, const RowsGeom &g) 
     go(&rs::reduce_rows_cluster_kernel<T, T, 8>);
 }
 
+// The plan's second pass over `chunks` partial rows of `inner` f32 sums in
+// g_ws.partial (finalize_tile): 128-byte tile rows of f32x4, about four
+// partial rows a thread, at least 256 threads a block.
+template <typename T>
+void launch_tile_finalize(int64_t inner, int64_t chunks, T *out) {
+    constexpr int fv = 4;
+    const int64_t columns = ceil_div(inner, fv);
+    const int64_t min_bx = 128 / (fv * 4);
+    const int64_t by = clamp64(next_pow2(ceil_div(chunks, 4)), 1, 1024 / min_bx);
+    const int64_t bx = clamp64(std::max(min_bx, 256 / by), 1, next_pow2(columns));
+    rs::InnerParams f;
+    f.outer = 1;
+    f.inner = inner;
+    f.L = chunks;
+    f.S = inner;
+    f.chunks = 1;
+    f.chunk_len = chunks;
+    f.ix = rows_index(chunks * inner);
+    f.ix.out_strides[0] = inner;
+    f.ix.in_row_stride = inner;
+    f.bx = int(bx);
+    f.by = int(by);
+    f.tiles = ceil_div(columns, bx);
+    oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<float, T, fv>, dim3(unsigned(f.tiles), 1),
+                                 unsigned(bx * by), size_t(bx * by) * fv * sizeof(float), g_stream,
+                                 static_cast<const float *>(g_ws.partial), out, static_cast<float *>(nullptr), f);
+}
+
 // inner_tile over an axis of g.L rows of g.inner elements (outer 1), as the
 // plan's kInnerTile case launches it (reduce_sum_cuda.cu, run_typed).
 template <typename T, int V>
@@ -375,28 +435,7 @@ void launch_tile_v(const Candidate &c, const T *in, T *out, const InnerGeom &g) 
     oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<T, T, V>, grid, unsigned(c.threads), smem, g_stream, in,
                                  out, partial, q);
     if (c.chunks == 1) return;
-    // The plan's second pass (finalize_tile): 128-byte tile rows of f32x4, about
-    // four partial rows a thread, at least 256 threads a block.
-    constexpr int fv = 4;
-    const int64_t columns = ceil_div(g.inner, fv);
-    const int64_t min_bx = 128 / (fv * 4);
-    const int64_t by = clamp64(next_pow2(ceil_div(c.chunks, 4)), 1, 1024 / min_bx);
-    const int64_t bx = clamp64(std::max(min_bx, 256 / by), 1, next_pow2(columns));
-    rs::InnerParams f;
-    f.outer = 1;
-    f.inner = g.inner;
-    f.L = c.chunks;
-    f.S = g.inner;
-    f.chunks = 1;
-    f.chunk_len = c.chunks;
-    f.ix = q.ix;
-    f.ix.in_row_stride = g.inner;
-    f.bx = int(bx);
-    f.by = int(by);
-    f.tiles = ceil_div(columns, bx);
-    oprt::gpu::launch_overlapped(&rs::reduce_inner_tile_kernel<float, T, fv>, dim3(unsigned(f.tiles), 1),
-                                 unsigned(bx * by), size_t(bx * by) * fv * sizeof(float), g_stream,
-                                 static_cast<const float *>(g_ws.partial), out, static_cast<float *>(nullptr), f);
+    launch_tile_finalize<T>(g.inner, c.chunks, out);
 }
 // Full 16-byte columns (V = W) or half of them.
 template <typename T>
@@ -419,8 +458,8 @@ void launch(const Candidate &c, const Case &k, const T *in, T *out) {
         }
         return;
     }
-    case kGroup: launch_group<T, T>(in, out, rg.rows, rg.L, c.lanes, c.threads, rows_index(rg.L)); return;
-    case kBlock: launch_block<T>(in, out, rg.rows, rg.L, c.threads, c.batch); return;
+    case kGroup: launch_group<T, T>(in, out, rg.rows, rg.L, c.lanes, c.threads, rows_index(rg.L), c.lb1); return;
+    case kBlock: launch_block<T>(in, out, rg.rows, rg.L, c.threads, c.batch, c.lb1); return;
     case kSplit: launch_split<T>(c, in, out, rg); return;
     case kCluster: launch_cluster<T>(c, in, out, rg); return;
     case kTile: launch_tile<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
@@ -570,6 +609,23 @@ std::vector<Candidate> candidates(const Case &k) {
             }
         }
     }
+    // lb1: every group, block b8 and split b8 candidate again, the library's kernel with a minimum of resident blocks in its
+    // bounds (reduce_sum_candidates.cuh).
+    for (size_t i = 0, n0 = list.size(); i < n0; ++i) {
+        const Candidate c = list[i];
+        if ((c.family == kGroup || c.family == kBlock || c.family == kSplit) && c.batch == 8) {
+            Candidate d = c;
+            d.lb1 = true;
+            d.name = c.name + " lb1";
+            list.push_back(d);
+        }
+    }
+    if (!g_families.empty()) {  // --family
+        std::vector<Candidate> kept;
+        for (const Candidate &c : list)
+            if (listed(g_families, family_name(c.family))) kept.push_back(c);
+        list.swap(kept);
+    }
     return list;
 }
 
@@ -683,7 +739,7 @@ struct Suggestion {
 std::vector<Suggestion> g_suggestions;
 
 // Twins: (one form's time / the other's) at equal launch shape, hot + dram.
-std::map<std::string, std::vector<double>> g_twins;  // "b16/b8"
+std::map<std::string, std::vector<double>> g_twins;  // "b16/b8", "lb1/lib"
 
 template <typename T>
 void run_case(const Case &k) {
@@ -862,7 +918,10 @@ void run_case(const Case &k) {
             if (hot_us[i] <= 0 || hot_us[j] <= 0) continue;
             const Candidate &a = list[i], &b = list[j];
             const double ratio = (hot_us[i] + dram_us[i]) / (hot_us[j] + dram_us[j]);
+            if (a.family == b.family && a.shape_key == b.shape_key && a.lb1 && !b.lb1 && a.batch == b.batch)
+                g_twins["lb1/lib"].push_back(ratio);
             if (a.family == b.family && a.family != kTile && a.batch == 16 && b.batch == 8 && a.threads == b.threads &&
+                a.lanes == b.lanes && !a.lb1 && !b.lb1 &&
                 a.chunks == b.chunks)
                 g_twins["b16/b8"].push_back(ratio);
         }
@@ -898,8 +957,10 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--case") == 0 && i + 1 < argc) cases = argv[++i];
         else if (std::strcmp(argv[i], "--all-cases") == 0) all_cases = true;
         else if (std::strcmp(argv[i], "--list") == 0) g_list_only = true;
+        else if (std::strcmp(argv[i], "--family") == 0 && i + 1 < argc) g_families = argv[++i];
         else {
-            std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n",
+            std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n"
+                        "    [--family group,block,split,cluster,tile]\n",
                         argv[0]);
             return 2;
         }
