@@ -22,6 +22,18 @@
 //              blocks of 128 threads, staged loads), which took 17.7 us
 //              (16384x1024) and 66.3 us (65536x1024) at 16 bits (hot; H200,
 //              2026-12-02).
+//   pers ... tT vV  the same row in registers in a persistent grid (all
+//              resident blocks, or half of them: "half"), each group looping
+//              over rows with the grid's stride and loading its next row before
+//              reducing this one: into a second register set ("pers"), or by
+//              cp.async into a ring of 2 or 3 slots a thread in shared memory
+//              ("pers ring2", "pers ring3"); rows up to 4096 columns;
+//   quack tT vV  the register kernel at the shape of QuACK's softmax (threads
+//              a row by row length, vectors not rounded to a power of two),
+//              plain, staged, and persistent ("pers quack", "pers ring2 quack").
+// After each condition's line of times: the fastest one-row-a-group launch
+// (rows_registers' loop, "one-row") against the fastest persistent one, and a
+// second summary table of those two closes the run.
 // Every candidate first runs once on random data into a NaN-poisoned output and
 // is checked against a float64 reference; a candidate that fails is reported
 // and not timed. Times: launches captured in a CUDA graph, the median of
@@ -37,8 +49,9 @@
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_softmax_rows_bench -j2
 //   build-nvidia/tests/cpp/nvidia/camp_softmax_rows_bench [--dtype f32,f16,bf16] [--shape 1024x1024,4x1024]
-// (--shape also takes 4096x8192 and 2048x16384: rows the register kernels hold
-// beyond the short-row cases, not run by default.)
+// (--shape also takes 4096x8192 and 2048x16384, rows the register kernels hold
+// beyond the short-row cases, and 4080x1535, 2032x2303, 32768x127, 784x3839,
+// rows of odd length; none run by default.)
 // or by hand (one line):
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. -Iinclude
 //        tests/cpp/nvidia/bench/softmax_rows.cu -o softmax_rows -Lbuild-nvidia -lcamp_ops
@@ -86,6 +99,7 @@ constexpr int64_t kDramBytes = int64_t(240) << 20;  // bytes the dram condition 
 constexpr int kHotLaunches = 20, kHotReplays = 7;
 constexpr int kDramMinLaunches = 20, kDramReplays = 5;
 constexpr int64_t kMaxCols = 16384;  // longest row a candidate instance is compiled for
+constexpr int64_t kMaxPersCols = 4096;  // longest row a persistent candidate is compiled for
 
 struct Shape {
     int64_t rows, cols;
@@ -93,8 +107,9 @@ struct Shape {
 const Shape kShapes[] = {{4, 1024},    {144, 1280},  {1008, 1280},  {1024, 1024}, {1008, 2304},
                          {2032, 2304}, {784, 3840},  {4080, 1536},  {16384, 1024}, {65536, 1024},
                          {32768, 128}, {8192, 4096}, {1024, 4096}};
-// Rows the register kernels hold beyond the short-row cases, run when --shape names them.
-const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}};
+// Rows the register kernels hold beyond the short-row cases, and rows of odd
+// length (the kernels' general forms), run when --shape names them.
+const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}, {4080, 1535}, {2032, 2303}, {32768, 127}, {784, 3839}};
 
 // bf16, the fastest peer (torch, inductor, Triton, QuACK) of the benchmark
 // record of 2026-12-01 (H200, tests/run_ops.py): dram and hot, us.
@@ -179,6 +194,357 @@ LaunchFn new_fn(int threads, int vecs, int variant = 0) {
     }
 }
 
+// ---- Persistent candidates ------------------------------------------------------------
+// softmax_rows_registers_kernel's row in registers, in a persistent grid: as many
+// blocks as are resident at once (or fewer: the bench sweeps blocks per SM),
+// each looping over its rows with a stride of the grid's rows, and the next
+// row's loads issued before this row is reduced and written:
+//   kRing 0: the next row's raw vectors in a second register set;
+//   kRing D >= 2: cp.async copies into a ring of D slots a thread in shared
+//            memory (each thread reads only its own slots: no barrier), D - 1
+//            rows in flight beside the one being reduced.
+// Every group of a block runs the same iterations (groups within a warp share
+// its shuffles; a block of one group shares its barriers): a block steps over
+// kRowsPerBlock rows at a time, and groups past the last row reduce -inf and
+// store nothing. kGeneral: rows of any length at r * L (odd lengths: the
+// elements before a row's first 16-byte boundary one a thread, row_head in
+// kernel.cuh; the rest as vectors, or element by element where a row's
+// vectors cannot be used), as the library kernel's general form.
+namespace pers {
+
+using sm::neg_inf;
+using oprt::gpu::Vec;
+
+__device__ __forceinline__ void commit_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void wait_copies_but() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
+// Where one group's row lies: element offsets of its first vector in `in` and
+// `out`, its head (elements before the vectors), the elements from there, and
+// whether its vectors can be used.
+struct RowAt {
+    int64_t off;
+    int head, n;
+    bool vec;
+};
+template <typename T, int kThreads, bool kGeneral>
+__device__ __forceinline__ RowAt row_at(const T *in, const T *out, int64_t row, int64_t rows, int64_t L) {
+    if (row >= rows) return RowAt{0, 0, 0, false};
+    const int64_t io = row * L;
+    if constexpr (!kGeneral) {
+        return RowAt{io, 0, int(L), true};
+    } else {
+        const sm::RowHead rh = sm::row_head<true>(in + io, out + io, L, kThreads);
+        return RowAt{io, int(rh.head), int(L - rh.head), rh.vec};
+    }
+}
+
+template <typename T, int kThreads, int kVecs>
+struct RawRow {
+    Vec<T, oprt::gpu::vector_width<T>()> v[kVecs];
+    float h;  // the head element this thread holds (kGeneral), else -inf
+};
+
+// The raw vectors of a row into registers (past the row's end: -inf).
+template <typename T, int kThreads, int kVecs, bool kGeneral>
+__device__ __forceinline__ void load_raw(RawRow<T, kThreads, kVecs> &r, const T *in, const RowAt &at, int t) {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    const T *x = in + at.off + at.head;
+    r.h = kGeneral && t < at.head ? oprt::dev::to_f32(in[at.off + t]) : neg_inf();
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int e0 = (j * kThreads + t) * P;
+        if (at.vec && e0 + P <= at.n) {
+            r.v[j] = oprt::gpu::load_vec<P>(x + e0);
+        } else {
+#pragma unroll
+            for (int e = 0; e < P; ++e)
+                r.v[j].v[e] = kGeneral && e0 + e < at.n ? x[e0 + e] : oprt::dev::from_f32<T>(neg_inf());
+        }
+    }
+}
+
+// The row's whole vectors into ring slot `slot` (copies, one commit group).
+template <typename T, int kThreads, int kVecs, int kBlock>
+__device__ __forceinline__ void copy_raw(uint4 *ring, int slot, const T *in, const RowAt &at, int t) {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    const T *x = in + at.off + at.head;
+    uint4 *mine = ring + slot * kVecs * kBlock + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int e0 = (j * kThreads + t) * P;
+        if (at.vec && e0 + P <= at.n) oprt::dev::copy_async_16(mine + j * kBlock, x + e0);
+    }
+    commit_copies();
+}
+
+// A ring slot's vectors back (copies landed), the rest from global memory.
+template <typename T, int kThreads, int kVecs, int kBlock, bool kGeneral>
+__device__ __forceinline__ void read_raw(RawRow<T, kThreads, kVecs> &r, const uint4 *ring, int slot, const T *in,
+                                         const RowAt &at, int t) {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    const T *x = in + at.off + at.head;
+    const uint4 *mine = ring + slot * kVecs * kBlock + threadIdx.x;
+    r.h = kGeneral && t < at.head ? oprt::dev::to_f32(in[at.off + t]) : neg_inf();
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int e0 = (j * kThreads + t) * P;
+        if (at.vec && e0 + P <= at.n) {
+            const uint4 bits = mine[j * kBlock];
+            memcpy(&r.v[j], &bits, sizeof bits);
+        } else {
+#pragma unroll
+            for (int e = 0; e < P; ++e)
+                r.v[j].v[e] = kGeneral && e0 + e < at.n ? x[e0 + e] : oprt::dev::from_f32<T>(neg_inf());
+        }
+    }
+}
+
+// One row's softmax from its raw values; stores when the row exists.
+template <typename T, int kThreads, int kVecs, bool kGeneral>
+__device__ __forceinline__ void reduce_store(const RawRow<T, kThreads, kVecs> &r, T *out, const RowAt &at, bool valid,
+                                             int t, float *max_slots, float *sum_slots) {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    constexpr int E = kVecs * P;
+    float x[E];
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        float w[P];
+        oprt::gpu::widen(r.v[j], w);
+#pragma unroll
+        for (int e = 0; e < P; ++e) x[j * P + e] = w[e];
+    }
+    float m = r.h;
+#pragma unroll
+    for (int c = 0; c < E; ++c) m = fmaxf(m, x[c]);
+    m = sm::row_allreduce<kThreads>(m, oprt::gpu::MaxOp{}, max_slots);
+    float s = 0.0f, hx = 0.0f;
+    if constexpr (kGeneral) {
+        hx = sm::exp_out<T>(r.h - m);
+        s = hx;
+    }
+#pragma unroll
+    for (int c = 0; c < E; ++c) {
+        x[c] = sm::exp_out<T>(x[c] - m);
+        s += x[c];
+    }
+    s = sm::row_allreduce<kThreads>(s, oprt::gpu::SumOp{}, sum_slots);
+    const float inv = 1.0f / s;
+    if (!valid) return;
+    T *y = out + at.off + at.head;
+    if (kGeneral && t < at.head) out[at.off + t] = oprt::dev::from_f32<T>(hx * inv);
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        const int e0 = (j * kThreads + t) * P;
+        if (at.vec && e0 + P <= at.n) {
+            Vec<T, P> v;
+#pragma unroll
+            for (int e = 0; e < P; ++e) v.v[e] = oprt::dev::from_f32<T>(x[j * P + e] * inv);
+            oprt::gpu::store_out_vec<P>(y + e0, v);
+        } else if constexpr (kGeneral) {
+#pragma unroll
+            for (int e = 0; e < P; ++e)
+                if (e0 + e < at.n) y[e0 + e] = oprt::dev::from_f32<T>(x[j * P + e] * inv);
+        }
+    }
+}
+
+template <typename T, int kThreads, int kVecs, int kRing, bool kGeneral>
+__global__ void __launch_bounds__(sm::register_rows_block<kThreads>())
+persistent_rows_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L) {
+    static_assert(kRing == 0 || kRing >= 2, "a ring of two slots or more");
+    oprt::gpu::enter_overlapped_kernel();
+    constexpr int kBlock = sm::register_rows_block<kThreads>();
+    constexpr int kRowsPerBlock = kBlock / kThreads;
+    constexpr int kSlots = kThreads > oprt::dev::kWarpSize ? kThreads / oprt::dev::kWarpSize : 1;
+    // Two uses of each slot array a row, max then sum: a thread writes max_slots
+    // again only after every thread passed the sum's barrier, so after it read
+    // max_slots (and likewise for sum_slots): no extra barrier.
+    __shared__ float max_slots[kSlots], sum_slots[kSlots];
+    __shared__ uint4 ring[kRing > 0 ? kRing * kVecs * kBlock : 1];
+    const int t = int(threadIdx.x) % kThreads;
+    const int g = int(threadIdx.x) / kThreads;
+    const int64_t stride = int64_t(gridDim.x) * kRowsPerBlock;
+    const int64_t first = int64_t(blockIdx.x) * kRowsPerBlock;
+    if constexpr (kRing == 0) {
+        RawRow<T, kThreads, kVecs> next;
+        RowAt at_next = row_at<T, kThreads, kGeneral>(in, out, first + g, rows, L);
+        load_raw<T, kThreads, kVecs, kGeneral>(next, in, at_next, t);
+        for (int64_t base = first; base < rows; base += stride) {
+            const RawRow<T, kThreads, kVecs> cur = next;
+            const RowAt at = at_next;
+            const bool valid = base + g < rows;
+            if (base + stride < rows) {
+                at_next = row_at<T, kThreads, kGeneral>(in, out, base + stride + g, rows, L);
+                load_raw<T, kThreads, kVecs, kGeneral>(next, in, at_next, t);
+            }
+            reduce_store<T, kThreads, kVecs, kGeneral>(cur, out, at, valid, t, max_slots, sum_slots);
+        }
+    } else {
+        // Rows base, base + stride, ... (kRing - 1 of them) in flight; one commit group a row
+        // (an empty one past the last row), so wait_group kRing - 1 leaves this row's landed.
+#pragma unroll
+        for (int k = 0; k < kRing - 1; ++k) {
+            const RowAt at = row_at<T, kThreads, kGeneral>(in, out, first + k * stride + g, rows, L);
+            copy_raw<T, kThreads, kVecs, kBlock>(ring, k, in, at, t);
+        }
+        int slot = 0;
+        for (int64_t base = first; base < rows; base += stride) {
+            const int ahead = slot == 0 ? kRing - 1 : slot - 1;  // (slot + kRing - 1) % kRing
+            const RowAt at_ahead =
+                row_at<T, kThreads, kGeneral>(in, out, base + (kRing - 1) * stride + g, rows, L);
+            copy_raw<T, kThreads, kVecs, kBlock>(ring, ahead, in, at_ahead, t);
+            wait_copies_but<kRing - 1>();
+            const RowAt at = row_at<T, kThreads, kGeneral>(in, out, base + g, rows, L);
+            RawRow<T, kThreads, kVecs> cur;
+            read_raw<T, kThreads, kVecs, kBlock, kGeneral>(cur, ring, slot, in, at, t);
+            reduce_store<T, kThreads, kVecs, kGeneral>(cur, out, at, base + g < rows, t, max_slots, sum_slots);
+            slot = slot + 1 == kRing ? 0 : slot + 1;
+        }
+        oprt::dev::wait_copies();  // none left running at exit
+    }
+}
+
+// Blocks of persistent_rows_kernel resident on one SM (the occupancy calculator).
+template <typename K>
+int resident_blocks(K kernel, int block) {
+    int n = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, 0));
+    return std::max(1, n);
+}
+
+}  // namespace pers
+
+// kFrac: the grid is SMs x (resident blocks / kFrac), at most a block per kRowsPerBlock rows.
+template <typename T, int kT, int kV, int kRing, int kFrac>
+void launch_pers(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
+    constexpr int kBlock = sm::register_rows_block<kT>();
+    constexpr int kRowsPerBlock = kBlock / kT;
+    const bool common = L % oprt::gpu::vector_width<T>() == 0;  // the bench's buffers are 256-byte aligned
+    auto *kernel = common ? &pers::persistent_rows_kernel<T, kT, kV, kRing, false>
+                          : &pers::persistent_rows_kernel<T, kT, kV, kRing, true>;
+    static int sms = 0;
+    if (sms == 0) CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    static const int resident[2] = {pers::resident_blocks(&pers::persistent_rows_kernel<T, kT, kV, kRing, false>, kBlock),
+                                    pers::resident_blocks(&pers::persistent_rows_kernel<T, kT, kV, kRing, true>, kBlock)};
+    const int64_t per_sm = std::max(1, resident[common ? 0 : 1] / kFrac);
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((rows + kRowsPerBlock - 1) / kRowsPerBlock, sms * per_sm));
+    oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(kBlock), 0, s, static_cast<const T *>(in),
+                                 static_cast<T *>(out), rows, L);
+}
+// The persistent candidates: 0 registers, 1 registers at half the resident
+// blocks, 2 a ring of two slots, 3 a ring of three.
+constexpr int kPersVariants = 4;
+const char *const kPersNames[kPersVariants] = {"pers", "pers half", "pers ring2", "pers ring3"};
+template <typename T, int kT, int kV>
+LaunchFn pers_if_compiled(int variant) {
+    constexpr int P = oprt::gpu::vector_width<T>();
+    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxPersCols) {
+        // A ring within 47 KiB of static shared memory (48 KiB at most, beside the reduction slots).
+        constexpr int64_t kRingBytes = int64_t(kV) * sm::register_rows_block<kT>() * 16;
+        switch (variant) {
+        case 0: return &launch_pers<T, kT, kV, 0, 1>;
+        case 1: return &launch_pers<T, kT, kV, 0, 2>;
+        case 2:
+            if constexpr (2 * kRingBytes <= 47 * 1024) return &launch_pers<T, kT, kV, 2, 1>;
+            return nullptr;
+        case 3:
+            if constexpr (3 * kRingBytes <= 47 * 1024) return &launch_pers<T, kT, kV, 3, 1>;
+            return nullptr;
+        default: return nullptr;
+        }
+    } else {
+        return nullptr;
+    }
+}
+template <typename T, int kV>
+LaunchFn pers_fn_v(int threads, int variant) {
+    switch (threads) {
+    case 4: return pers_if_compiled<T, 4, kV>(variant);
+    case 8: return pers_if_compiled<T, 8, kV>(variant);
+    case 16: return pers_if_compiled<T, 16, kV>(variant);
+    case 32: return pers_if_compiled<T, 32, kV>(variant);
+    case 64: return pers_if_compiled<T, 64, kV>(variant);
+    case 128: return pers_if_compiled<T, 128, kV>(variant);
+    case 256: return pers_if_compiled<T, 256, kV>(variant);
+    case 512: return pers_if_compiled<T, 512, kV>(variant);
+    case 1024: return pers_if_compiled<T, 1024, kV>(variant);
+    default: return nullptr;
+    }
+}
+template <typename T>
+LaunchFn pers_fn(int threads, int vecs, int variant) {
+    switch (vecs) {
+    case 1: return pers_fn_v<T, 1>(threads, variant);
+    case 2: return pers_fn_v<T, 2>(threads, variant);
+    case 4: return pers_fn_v<T, 4>(threads, variant);
+    case 8: return pers_fn_v<T, 8>(threads, variant);
+    default: return nullptr;
+    }
+}
+
+// QuACK's softmax shape, as its source reads: blocks of 128 threads, threads
+// a row by row length (8 up to 64 columns, 16 up to 128, 32 up to 3072, 64 up
+// to 6144), each thread holding the row's 16-byte vectors over those threads,
+// not rounded to a power of two (a warp holds a bf16 row of 2304 as 9 vectors
+// a lane); its loads go through shared memory (cp.async), one row a group, a
+// block per tile of rows. Here: rows_registers at that shape, plain and staged,
+// and the persistent forms (registers; a ring of two where it fits in static
+// shared memory) at that shape. Compiled for the bench's
+// shapes' (threads, vectors) only.
+int quack_threads(int64_t L) { return L <= 64 ? 8 : L <= 128 ? 16 : L <= 3072 ? 32 : L <= 6144 ? 64 : 0; }
+constexpr int kQuackVariants = 4;
+const char *const kQuackNames[kQuackVariants] = {"quack", "quack staged", "pers quack", "pers ring2 quack"};
+template <typename T, int kT, int kV>
+LaunchFn quack_variant(int variant) {
+    switch (variant) {
+    case 0: return &launch_new<T, kT, kV, 0>;
+    case 1:
+        if constexpr (int64_t(kV) * sm::register_rows_block<kT>() * 16 <= 47 * 1024) return &launch_new<T, kT, kV, 2>;
+        return nullptr;
+    case 2: return &launch_pers<T, kT, kV, 0, 1>;
+    case 3:
+        if constexpr (2 * int64_t(kV) * sm::register_rows_block<kT>() * 16 <= 47 * 1024)
+            return &launch_pers<T, kT, kV, 2, 1>;
+        return nullptr;
+    default: return nullptr;
+    }
+}
+template <typename T>
+LaunchFn quack_fn(int threads, int vecs, int variant) {
+    const int tv = threads * 1000 + vecs;
+    if constexpr (sizeof(T) == 4) {
+        switch (tv) {
+        case 16002: return quack_variant<T, 16, 2>(variant);     // 128
+        case 32008: return quack_variant<T, 32, 8>(variant);     // 1024
+        case 32010: return quack_variant<T, 32, 10>(variant);    // 1280
+        case 32012: return quack_variant<T, 32, 12>(variant);    // 1536
+        case 32018: return quack_variant<T, 32, 18>(variant);    // 2304
+        case 64015: return quack_variant<T, 64, 15>(variant);    // 3840
+        case 64016: return quack_variant<T, 64, 16>(variant);    // 4096
+        default: return nullptr;
+        }
+    } else {
+        switch (tv) {
+        case 16001: return quack_variant<T, 16, 1>(variant);     // 128
+        case 32004: return quack_variant<T, 32, 4>(variant);     // 1024
+        case 32005: return quack_variant<T, 32, 5>(variant);     // 1280
+        case 32006: return quack_variant<T, 32, 6>(variant);     // 1536
+        case 32009: return quack_variant<T, 32, 9>(variant);     // 2304
+        case 64008: return quack_variant<T, 64, 8>(variant);     // 3840, 4096
+        default: return nullptr;
+        }
+    }
+}
+
 struct Candidate {
     std::string name;
     int new_threads = 0, new_vecs = 0;  // the kernel's shape
@@ -241,6 +607,28 @@ std::vector<Candidate> candidates(int64_t L) {
             list.push_back(c);
         }
     }
+    for (int v : {1, 2, 4, 8}) {
+        const int threads = int(std::max<int64_t>(4, next_pow2((nvec + v - 1) / v)));
+        for (int variant = 0; variant < kPersVariants; ++variant) {
+            Candidate c;
+            c.fn = pers_fn<T>(threads, v, variant);
+            if (c.fn == nullptr) continue;
+            std::snprintf(name, sizeof name, "%s t%d v%d", kPersNames[variant], threads, v);
+            c.name = name;
+            list.push_back(c);
+        }
+    }
+    if (const int qt = quack_threads(L); qt > 0) {
+        const int qv = int((nvec + qt - 1) / qt);
+        for (int variant = 0; variant < kQuackVariants; ++variant) {
+            Candidate c;
+            c.fn = quack_fn<T>(qt, qv, variant);
+            if (c.fn == nullptr) continue;
+            std::snprintf(name, sizeof name, "%s t%d v%d", kQuackNames[variant], qt, qv);
+            c.name = name;
+            list.push_back(c);
+        }
+    }
     if (!tri_listed) {
         Candidate c;
         c.fn = new_fn<T>(tri_threads, tri_vecs);
@@ -298,8 +686,8 @@ bool check(const std::vector<T> &got, const std::vector<double> &want, double *w
 }
 
 struct Result {
-    std::string shape, dtype, cond, plan_kernel, best;
-    double plan_us = 0, best_us = 0, peer_us = 0;
+    std::string shape, dtype, cond, plan_kernel, best, reg_best, pers_best;
+    double plan_us = 0, best_us = 0, peer_us = 0, reg_us = 0, pers_us = 0;
     const char *peer_who = "";
 };
 std::vector<Result> g_results;
@@ -451,6 +839,21 @@ void run_case(int64_t rows, int64_t L) {
                     r.plan_kernel.c_str(), r.plan_us, r.best.c_str(), r.best_us, r.plan_us / r.best_us);
         if (peer != nullptr)
             std::printf(" | peer %s %.2f us (peer/best %.2fx)", r.peer_who, r.peer_us, r.peer_us / r.best_us);
+        // The fastest one-row-a-group launch (rows_registers' loop) against the fastest persistent one.
+        size_t reg = 0, per = 0;
+        for (size_t i = 1; i < list.size(); ++i) {
+            if (us[i] <= 0) continue;
+            size_t &b = list[i].name.compare(0, 4, "pers") == 0 ? per : reg;
+            if (b == 0 || us[i] < us[b]) b = i;
+        }
+        if (reg > 0 && per > 0) {
+            r.reg_best = list[reg].name;
+            r.reg_us = us[reg];
+            r.pers_best = list[per].name;
+            r.pers_us = us[per];
+            std::printf("\n       one-row %s %.2f us | persistent %s %.2f us (one-row/persistent %.2fx)",
+                        r.reg_best.c_str(), r.reg_us, r.pers_best.c_str(), r.pers_us, r.reg_us / r.pers_us);
+        }
         std::printf("\n       ");
         for (size_t i = 1; i < list.size(); ++i)
             if (us[i] > 0) std::printf(" %s %.2f;", list[i].name.c_str(), us[i]);
@@ -512,6 +915,13 @@ int main(int argc, char **argv) {
         if (r.peer_us > 0) std::printf(" %s %.2f us (%.2fx best)", r.peer_who, r.peer_us, r.peer_us / r.best_us);
         std::printf("\n");
     }
+    std::printf("\n%-12s %-5s %-5s %9s %-28s %9s %-28s %9s\n", "shape", "dtype", "cond", "plan us",
+                "best one-row (rows_registers)", "us", "best persistent", "us");
+    for (const Result &r : g_results)
+        if (r.pers_us > 0)
+            std::printf("%-12s %-5s %-5s %9.2f %-28s %9.2f %-28s %9.2f %.2fx\n", r.shape.c_str(), r.dtype.c_str(),
+                        r.cond.c_str(), r.plan_us, r.reg_best.c_str(), r.reg_us, r.pers_best.c_str(), r.pers_us,
+                        r.reg_us / r.pers_us);
     // kRegisterRows entries (ops/softmax/nvidia/softmax_cuda.cu) that would give
     // each case where a shape beats the plan by more than 2% (hot + dram) that
     // shape: a starting point (min_cols is the band's lower end, left to the
