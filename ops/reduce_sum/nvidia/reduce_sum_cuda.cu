@@ -295,18 +295,30 @@ void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const RowsCh
                            rows, L, ix);
 }
 
+// The launch of an inner-tile kernel (the tile kernel or the flight kernel): q takes the
+// tile's shape; a block per tile and chunk, V floats of shared memory a thread.
+struct InnerLaunch {
+    dim3 grid;
+    unsigned threads;
+    size_t smem;
+};
+
+InnerLaunch inner_launch(InnerParams *q, int V, const TileShape &t) {
+    q->bx = t.bx;
+    q->by = t.by;
+    q->tiles = t.tiles;
+    const int threads = t.bx * t.by;
+    return {dim3(unsigned(clamp64(q->outer * q->tiles, 1, kMaxGridBlocks)), unsigned(q->chunks)), unsigned(threads),
+            size_t(threads) * size_t(V) * sizeof(float)};
+}
+
 template <typename Tin, typename Tout>
 void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V, const TileShape &t,
                   dev::stream_t stream) {
-    q.bx = t.bx;
-    q.by = t.by;
-    q.tiles = t.tiles;
-    const int threads = t.bx * t.by;
-    const dim3 grid(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks));
-    const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
+    const InnerLaunch l = inner_launch(&q, V, t);
     with_vector_width<gpu::vector_width<Tin>()>(V, [&](auto width) {
         constexpr int kV = decltype(width)::value;
-        gpu::launch_overlapped(&reduce_inner_tile_kernel<Tin, Tout, kV>, grid, unsigned(threads), smem, stream, in, out,
+        gpu::launch_overlapped(&reduce_inner_tile_kernel<Tin, Tout, kV>, l.grid, l.threads, l.smem, stream, in, out,
                                partial, q);
     });
 }
@@ -316,14 +328,9 @@ template <typename Tin, typename Tout>
 void launch_flight(const Tin *in, Tout *out, float *partial, InnerParams q, int R, const TileShape &t,
                    dev::stream_t stream) {
     constexpr int V = gpu::vector_width<Tin>();
-    q.bx = t.bx;
-    q.by = t.by;
-    q.tiles = t.tiles;
-    const int threads = t.bx * t.by;
-    const dim3 grid(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks));
-    const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
+    const InnerLaunch l = inner_launch(&q, V, t);
     auto *kernel = R == 8 ? &reduce_inner_flight_kernel<Tin, Tout, V, 8> : &reduce_inner_flight_kernel<Tin, Tout, V, 16>;
-    gpu::launch_overlapped(kernel, grid, unsigned(threads), smem, stream, in, out, partial, q);
+    gpu::launch_overlapped(kernel, l.grid, l.threads, l.smem, stream, in, out, partial, q);
 }
 
 #if !OPRT_DEVICE_HAS_CLUSTER_LAUNCH
