@@ -715,9 +715,10 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
 // each piece at least kMinSplitKTiles k-tiles deep. direct_store: C from registers rather
 // than through TMA stores. The rows come from the benchmark's sweep
-// (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape). Measured on
-// the H200, 2026-12-02, bf16, % of cuBLAS: 16x4096x4096 90%, 64x4096x4096 85%,
-// 128x4096x4096 106%, 1024^3 104%, 2048^3 100%, 4096^3 89-97%, 8192^3 100-102%.
+// (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape; the skinny
+// rows from --rotate, B read from DRAM). Measured on the H200, 2026-12-02, bf16, % of
+// cuBLAS: 16x4096x4096 96% (hot 87%), 64x4096x4096 96-97% (hot 72-75%), 128x4096x4096
+// 93% (hot 104-108%), 1024^3 104%, 2048^3 100%, 4096^3 89-97%, 8192^3 100-102%.
 struct PlanRow {
     int64_t max_m;
     double max_waves;
@@ -729,8 +730,7 @@ constexpr int64_t kAnyM = int64_t(1) << 62;
 constexpr int kMinSplitKTiles = 4;
 constexpr PlanRow kPlan[] = {
     {16, kAny, k64x256, 8, false},      // M <= 16 (16x4096x4096): B streamed by every SM, K split 8 ways
-    {64, kAny, k64x64, 2, false},       // M <= 64 (64x4096x4096)
-    {128, kAny, k64x64, 1, false},      // M <= 128 (128x4096x4096)
+    {128, kAny, k64x64, 1, false},      // M <= 128 (64 and 128 x 4096 x 4096): one piece, B from DRAM
     {kAnyM, 0.5, k64x128, 1, false},    // small products (1024^3)
     {kAnyM, kAny, k128x256, 1, false},  // about a wave and more (2048^3 .. 8192^3)
 };
