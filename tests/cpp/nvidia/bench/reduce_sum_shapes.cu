@@ -18,9 +18,6 @@
 //                   threads a chunk; a second kernel adds the partials (the
 //                   plan's rows_split_two_pass);
 //   cluster tT cC bB  reduce_rows_cluster_kernel: a cluster of C blocks a row;
-//   ... lb1         a group, block b8 or split b8 form with the library's
-//                   kernel, a minimum of resident blocks in its bounds
-//                   (ptxas then issues all eight loads of a batch at once);
 // inner (dim 0):
 //   tile vV tT bxX cC [two]
 //                   reduce_inner_tile_kernel: T threads a block, X of them
@@ -75,10 +72,8 @@
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "tests/cpp/nvidia/bench/sweep_common.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
-#include "tests/cpp/nvidia/bench/reduce_sum_candidates.cuh"
 
 namespace rs = oprt::reduce_sum::gpu_kernels;
-namespace bk = oprt::reduce_sum::bench_kernels;
 using oprt::gpu::ceil_div;
 using oprt::gpu::clamp64;
 using oprt::gpu::next_pow2;
@@ -220,7 +215,6 @@ struct Candidate {
     int lanes = 0;        // group: lanes a row; tile: bx
     int vec = 0;          // tile: elements a column load (V)
     int batch = 8;        // vectors in flight a thread (row kernels)
-    bool lb1 = false;     // group / block / split b8: the kernel with a minimum of blocks in its bounds ("lb1")
     int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis)
     int64_t chunk_len = 0;
     oprt_reduce_sum_descriptor_t plan = nullptr;  // the library
@@ -247,23 +241,11 @@ struct InnerGeom {
 };
 
 template <typename Tin, typename Tout>
-void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, int threads, const OuterIndex &ix,
-                  bool lb1 = false) {
+void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, int threads, const OuterIndex &ix) {
     const int64_t blocks = clamp64(ceil_div(rows, threads / lanes), 1, oprt::gpu::kMaxGridBlocks);
     auto go = [&](auto kernel) {
         oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(threads), 0, g_stream, in, out, rows, L, ix);
     };
-    if (lb1) {  // the same kernel, a minimum of blocks in its bounds (reduce_sum_candidates.cuh)
-        switch (lanes) {
-        case 1: go(&bk::rows_group_lb1_kernel<Tin, Tout, 1>); break;
-        case 2: go(&bk::rows_group_lb1_kernel<Tin, Tout, 2>); break;
-        case 4: go(&bk::rows_group_lb1_kernel<Tin, Tout, 4>); break;
-        case 8: go(&bk::rows_group_lb1_kernel<Tin, Tout, 8>); break;
-        case 16: go(&bk::rows_group_lb1_kernel<Tin, Tout, 16>); break;
-        default: go(&bk::rows_group_lb1_kernel<Tin, Tout, 32>); break;
-        }
-        return;
-    }
     switch (lanes) {
     case 1: go(&rs::reduce_rows_group_kernel<Tin, Tout, 1>); break;
     case 2: go(&rs::reduce_rows_group_kernel<Tin, Tout, 2>); break;
@@ -275,13 +257,8 @@ void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, 
 }
 
 template <typename T>
-void launch_block(const T *in, T *out, int64_t rows, int64_t L, int threads, int batch, bool lb1) {
+void launch_block(const T *in, T *out, int64_t rows, int64_t L, int threads, int batch) {
     const int64_t blocks = clamp64(rows, 1, oprt::gpu::kMaxGridBlocks);
-    if (lb1 && batch == 8) {
-        oprt::gpu::launch_overlapped(&bk::rows_block_lb1_kernel<T, T, 8>, unsigned(blocks), unsigned(threads), 0,
-                                     g_stream, in, out, rows, L, rows_index(L));
-        return;
-    }
     if constexpr (sizeof(T) == 2) {
         if (batch == 16) {
             oprt::gpu::launch_overlapped(&rs::reduce_rows_block_kernel<T, T, 16>, unsigned(blocks), unsigned(threads),
@@ -318,10 +295,6 @@ void launch_split(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
                                      g.rows, g.L, c.chunks, c.chunk_len, rows_index(g.L));
     };
     bool launched = false;
-    if (c.lb1 && c.batch == 8) {
-        go(&bk::rows_split_lb1_kernel<T, 8>);
-        launched = true;
-    }
     if constexpr (sizeof(T) == 2) {
         if (c.batch == 16) {
             go(&rs::reduce_rows_split_kernel<T, 16>);
@@ -458,8 +431,8 @@ void launch(const Candidate &c, const Case &k, const T *in, T *out) {
         }
         return;
     }
-    case kGroup: launch_group<T, T>(in, out, rg.rows, rg.L, c.lanes, c.threads, rows_index(rg.L), c.lb1); return;
-    case kBlock: launch_block<T>(in, out, rg.rows, rg.L, c.threads, c.batch, c.lb1); return;
+    case kGroup: launch_group<T, T>(in, out, rg.rows, rg.L, c.lanes, c.threads, rows_index(rg.L)); return;
+    case kBlock: launch_block<T>(in, out, rg.rows, rg.L, c.threads, c.batch); return;
     case kSplit: launch_split<T>(c, in, out, rg); return;
     case kCluster: launch_cluster<T>(c, in, out, rg); return;
     case kTile: launch_tile<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
@@ -609,17 +582,6 @@ std::vector<Candidate> candidates(const Case &k) {
             }
         }
     }
-    // lb1: every group, block b8 and split b8 candidate again, the library's kernel with a minimum of resident blocks in its
-    // bounds (reduce_sum_candidates.cuh).
-    for (size_t i = 0, n0 = list.size(); i < n0; ++i) {
-        const Candidate c = list[i];
-        if ((c.family == kGroup || c.family == kBlock || c.family == kSplit) && c.batch == 8) {
-            Candidate d = c;
-            d.lb1 = true;
-            d.name = c.name + " lb1";
-            list.push_back(d);
-        }
-    }
     if (!g_families.empty()) {  // --family
         std::vector<Candidate> kept;
         for (const Candidate &c : list)
@@ -739,7 +701,7 @@ struct Suggestion {
 std::vector<Suggestion> g_suggestions;
 
 // Twins: (one form's time / the other's) at equal launch shape, hot + dram.
-std::map<std::string, std::vector<double>> g_twins;  // "b16/b8", "lb1/lib"
+std::map<std::string, std::vector<double>> g_twins;  // "b16/b8"
 
 template <typename T>
 void run_case(const Case &k) {
@@ -918,11 +880,8 @@ void run_case(const Case &k) {
             if (hot_us[i] <= 0 || hot_us[j] <= 0) continue;
             const Candidate &a = list[i], &b = list[j];
             const double ratio = (hot_us[i] + dram_us[i]) / (hot_us[j] + dram_us[j]);
-            if (a.family == b.family && a.shape_key == b.shape_key && a.lb1 && !b.lb1 && a.batch == b.batch)
-                g_twins["lb1/lib"].push_back(ratio);
             if (a.family == b.family && a.family != kTile && a.batch == 16 && b.batch == 8 && a.threads == b.threads &&
-                a.lanes == b.lanes && !a.lb1 && !b.lb1 &&
-                a.chunks == b.chunks)
+                a.lanes == b.lanes && a.chunks == b.chunks)
                 g_twins["b16/b8"].push_back(ratio);
         }
 
