@@ -324,15 +324,27 @@ __device__ __forceinline__ void join_tile_rows(float (&sums)[V], float *tile_sum
 // them. Threads hold V accumulators, so rows are read once: f32 for vector
 // columns (V > 1), f64 for a single column (V == 1: strided and broadcast rows,
 // where one thread may add a thousand rows of its column; in f32 its running sum
-// lost 1.3e-6 on 2^27 x 1e-3f, H200, 2026-12-01). Four rows at a time are added
-// pairwise in f32 before they join the running sum. (A form whose
+// lost 1.3e-6 on 2^27 x 1e-3f, H200, 2026-12-01). (A form whose
 // chunks met in one cluster through distributed shared memory, one launch and
 // no workspace, measured 12-30% slower than the two passes on three of the
 // four shapes it took: H200, 2026-11-30.)
-template <typename Tin, typename Tout, int V>
-__global__ void __launch_bounds__(1024)
+//
+// R rows in flight a thread, added pairwise in f32 before they join the
+// running sum:
+//   R = 4 (the inner tile): four rows a step, the last up to 3 loaded
+//     together; up to 1024 threads.
+//   R = 8 or 16 (the flight tile): every step issues its R row loads
+//     (predicated at the chunk's end) before it adds any, so a thread's whole
+//     share of a short chunk is one round trip to memory. Vector columns only
+//     (the plan sends inputs whose inner run and strides are whole 16-byte
+//     vectors; the run checks the base). The bound of one block a SM lets
+//     ptxas issue all R loads before the first add (with the inner tile's
+//     bound it interleaved them by fours; read in the SASS, CUDA 13.0, sm_90).
+template <typename Tin, typename Tout, int V, int R = 4>
+__global__ void __launch_bounds__(R == 4 ? 1024 : 512, R == 4 ? 0 : 1)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                          float *__restrict__ partial, InnerParams p) {
+    static_assert(R == 4 || ((R == 8 || R == 16) && V > 1), "4 rows, or 8 or 16 rows of vectors, in flight");
     gpu::enter_overlapped_kernel();
     extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
     const int tx = int(threadIdx.x) % p.bx;
@@ -350,95 +362,58 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
         Acc acc[V] = {};
         if (i < p.inner) {  // inner % V == 0, so the whole vector is in range
             const Tin *col = in + io + i;
-            int64_t k = k0 + ty;
-            for (; k + 3 * by < k1; k += 4 * by) {
-                const Vec<Tin, V> v0 = gpu::load_vec<V>(col + k * S);
-                const Vec<Tin, V> v1 = gpu::load_vec<V>(col + (k + by) * S);
-                const Vec<Tin, V> v2 = gpu::load_vec<V>(col + (k + 2 * by) * S);
-                const Vec<Tin, V> v3 = gpu::load_vec<V>(col + (k + 3 * by) * S);
+            if constexpr (R == 4) {
+                int64_t k = k0 + ty;
+                for (; k + 3 * by < k1; k += 4 * by) {
+                    const Vec<Tin, V> v0 = gpu::load_vec<V>(col + k * S);
+                    const Vec<Tin, V> v1 = gpu::load_vec<V>(col + (k + by) * S);
+                    const Vec<Tin, V> v2 = gpu::load_vec<V>(col + (k + 2 * by) * S);
+                    const Vec<Tin, V> v3 = gpu::load_vec<V>(col + (k + 3 * by) * S);
 #pragma unroll
-                for (int e = 0; e < V; ++e)
-                    acc[e] += Acc((dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
-                                  (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e])));
-            }
-            // The last up to 3 rows: their loads go out together, not one
-            // round trip to memory each (a chunk of 249 rows left 2-3).
-            if (k < k1) {
-                const bool has1 = k + by < k1, has2 = k + 2 * by < k1;
-                Vec<Tin, V> v0 = gpu::load_vec<V>(col + k * S), v1{}, v2{};
-                if (has1) v1 = gpu::load_vec<V>(col + (k + by) * S);
-                if (has2) v2 = gpu::load_vec<V>(col + (k + 2 * by) * S);
+                    for (int e = 0; e < V; ++e)
+                        acc[e] += Acc((dev::to_f32(v0.v[e]) + dev::to_f32(v1.v[e])) +
+                                      (dev::to_f32(v2.v[e]) + dev::to_f32(v3.v[e])));
+                }
+                // The last up to 3 rows: their loads go out together, not one
+                // round trip to memory each (a chunk of 249 rows left 2-3).
+                if (k < k1) {
+                    const bool has1 = k + by < k1, has2 = k + 2 * by < k1;
+                    Vec<Tin, V> v0 = gpu::load_vec<V>(col + k * S), v1{}, v2{};
+                    if (has1) v1 = gpu::load_vec<V>(col + (k + by) * S);
+                    if (has2) v2 = gpu::load_vec<V>(col + (k + 2 * by) * S);
 #pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    float tail = dev::to_f32(v0.v[e]);
-                    if (has1) tail += dev::to_f32(v1.v[e]);
-                    if (has2) tail += dev::to_f32(v2.v[e]);
-                    acc[e] += Acc(tail);
+                    for (int e = 0; e < V; ++e) {
+                        float tail = dev::to_f32(v0.v[e]);
+                        if (has1) tail += dev::to_f32(v1.v[e]);
+                        if (has2) tail += dev::to_f32(v2.v[e]);
+                        acc[e] += Acc(tail);
+                    }
+                }
+            } else {
+                for (int64_t k = k0 + ty; k < k1; k += R * by) {
+                    Vec<Tin, V> v[R];
+#pragma unroll
+                    for (int u = 0; u < R; ++u) {
+                        v[u] = Vec<Tin, V>{};
+                        if (k + u * by < k1) v[u] = gpu::load_vec<V>(col + (k + u * by) * S);
+                    }
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        float t[R];
+#pragma unroll
+                        for (int u = 0; u < R; ++u) t[u] = dev::to_f32(v[u].v[e]);
+#pragma unroll
+                        for (int w = 1; w < R; w *= 2)
+#pragma unroll
+                            for (int u = 0; u + w < R; u += 2 * w) t[u] += t[u + w];
+                        acc[e] += t[0];
+                    }
                 }
             }
         }
         float sums[V];
 #pragma unroll
         for (int e = 0; e < V; ++e) sums[e] = float(acc[e]);
-        join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
-        if (ty == 0 && i < p.inner) {
-            if (partial != nullptr)
-                store_sums(partial + (c * p.outer + o) * p.inner + i, sums);
-            else
-                store_sums(out + oo + i, sums);
-        }
-    }
-}
-
-// The inner tile's sums (same InnerParams, tiles, partial layout and row
-// tree) with R rows in flight a thread rather than four. Idea: every thread
-// issues its R row loads (predicated at the chunk's end) before it adds any,
-// pairwise in f32, so a thread's whole share of a short chunk is one round
-// trip to memory. Vector columns only (V = 16 bytes: the plan sends inputs
-// whose inner run and strides are whole vectors; the run checks the base).
-// The bound of one block a SM lets ptxas issue all R loads before the first
-// add (with the inner tile's bound it interleaved them by fours; read in the
-// SASS, CUDA 13.0, sm_90).
-template <typename Tin, typename Tout, int V, int R>
-__global__ void __launch_bounds__(512, 1)
-reduce_inner_flight_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, float *__restrict__ partial,
-                           InnerParams p) {
-    gpu::enter_overlapped_kernel();
-    extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
-    const int tx = int(threadIdx.x) % p.bx;
-    const int ty = int(threadIdx.x) / p.bx;
-    const int64_t c = blockIdx.y;
-    const int64_t k0 = c * p.chunk_len;
-    const int64_t k1 = p.L < k0 + p.chunk_len ? p.L : k0 + p.chunk_len;
-    const int64_t S = p.S, by = p.by;
-    for (int64_t tile = blockIdx.x; tile < p.outer * p.tiles; tile += gridDim.x) {
-        const int64_t o = tile / p.tiles;
-        const int64_t i = ((tile - o * p.tiles) * p.bx + tx) * V;
-        int64_t io, oo;
-        p.ix.offsets(o, &io, &oo);
-        float sums[V] = {};
-        if (i < p.inner) {
-            const Tin *col = in + io + i;
-            for (int64_t k = k0 + ty; k < k1; k += R * by) {
-                Vec<Tin, V> v[R];
-#pragma unroll
-                for (int u = 0; u < R; ++u) {
-                    v[u] = Vec<Tin, V>{};
-                    if (k + u * by < k1) v[u] = gpu::load_vec<V>(col + (k + u * by) * S);
-                }
-#pragma unroll
-                for (int e = 0; e < V; ++e) {
-                    float t[R];
-#pragma unroll
-                    for (int u = 0; u < R; ++u) t[u] = dev::to_f32(v[u].v[e]);
-#pragma unroll
-                    for (int w = 1; w < R; w *= 2)
-#pragma unroll
-                        for (int u = 0; u + w < R; u += 2 * w) t[u] += t[u + w];
-                    sums[e] += t[0];
-                }
-            }
-        }
         join_tile_rows(sums, tile_sums, ty, p.bx, p.by);
         if (ty == 0 && i < p.inner) {
             if (partial != nullptr)

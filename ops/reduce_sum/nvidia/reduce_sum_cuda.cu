@@ -153,7 +153,7 @@ constexpr int64_t kSweepMinElements = int64_t(1) << 20;
 constexpr int64_t kSweepMaxElements = int64_t(1) << 26;
 constexpr int64_t kSweepWideElements = int64_t(1) << 22;
 constexpr int kSweepBatch = 4;
-// Flight tiles (reduce_inner_flight_kernel): outer 1, at least 2^22 and
+// Flight tiles (reduce_inner_tile_kernel, R = 16 or 8): outer 1, at least 2^22 and
 // under 2^24 elements (measured at 2^23), an axis and an inner run of at least 128 each, whole
 // 16-byte columns. 256 threads; 8 threads across (128-byte tile rows) when
 // the axis is at least as long as the inner run, the axis then split for
@@ -295,42 +295,32 @@ void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const RowsCh
                            rows, L, ix);
 }
 
-// The launch of an inner-tile kernel (the tile kernel or the flight kernel): q takes the
-// tile's shape; a block per tile and chunk, V floats of shared memory a thread.
-struct InnerLaunch {
-    dim3 grid;
-    unsigned threads;
-    size_t smem;
-};
-
-InnerLaunch inner_launch(InnerParams *q, int V, const TileShape &t) {
-    q->bx = t.bx;
-    q->by = t.by;
-    q->tiles = t.tiles;
-    const int threads = t.bx * t.by;
-    return {dim3(unsigned(clamp64(q->outer * q->tiles, 1, kMaxGridBlocks)), unsigned(q->chunks)), unsigned(threads),
-            size_t(threads) * size_t(V) * sizeof(float)};
-}
-
+// The inner tile kernel's launch: q takes the tile's shape; a block per tile and
+// chunk, V floats of shared memory a thread. R rows in flight a thread: 4 (any
+// width V), or 8 or 16 (the flight tile, first passes: V = 16 bytes).
 template <typename Tin, typename Tout>
-void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V, const TileShape &t,
+void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V, int R, const TileShape &t,
                   dev::stream_t stream) {
-    const InnerLaunch l = inner_launch(&q, V, t);
-    with_vector_width<gpu::vector_width<Tin>()>(V, [&](auto width) {
+    q.bx = t.bx;
+    q.by = t.by;
+    q.tiles = t.tiles;
+    const unsigned threads = unsigned(t.bx * t.by);
+    const dim3 grid(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks));
+    const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
+    constexpr int W = gpu::vector_width<Tin>();
+    if constexpr (std::is_same_v<Tin, Tout>) {  // first passes only
+        if (R != 4 && V == W) {
+            auto *kernel =
+                R == 8 ? &reduce_inner_tile_kernel<Tin, Tout, W, 8> : &reduce_inner_tile_kernel<Tin, Tout, W, 16>;
+            gpu::launch_overlapped(kernel, grid, threads, smem, stream, in, out, partial, q);
+            return;
+        }
+    }
+    with_vector_width<W>(V, [&](auto width) {
         constexpr int kV = decltype(width)::value;
-        gpu::launch_overlapped(&reduce_inner_tile_kernel<Tin, Tout, kV>, l.grid, l.threads, l.smem, stream, in, out,
+        gpu::launch_overlapped(&reduce_inner_tile_kernel<Tin, Tout, kV>, grid, threads, smem, stream, in, out,
                                partial, q);
     });
-}
-
-// The flight tile kernel (V = W, R rows in flight) in the inner kernel's geometry.
-template <typename Tin, typename Tout>
-void launch_flight(const Tin *in, Tout *out, float *partial, InnerParams q, int R, const TileShape &t,
-                   dev::stream_t stream) {
-    constexpr int V = gpu::vector_width<Tin>();
-    const InnerLaunch l = inner_launch(&q, V, t);
-    auto *kernel = R == 8 ? &reduce_inner_flight_kernel<Tin, Tout, V, 8> : &reduce_inner_flight_kernel<Tin, Tout, V, 16>;
-    gpu::launch_overlapped(kernel, l.grid, l.threads, l.smem, stream, in, out, partial, q);
 }
 
 #if !OPRT_DEVICE_HAS_CLUSTER_LAUNCH
@@ -465,19 +455,15 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         int V = int(p.launch[0]);
         const int threads = int(p.launch[2]);
         int bx = int(p.launch[3]);
-        bool flight = p.kernel == kInnerFlight;
+        int R = p.kernel == kInnerFlight ? flight_rows(gpu::vector_width<T>(), q.chunks) : 4;
         if (!gpu::aligned_to(in, size_t(V) * sizeof(T))) {  // same sums, scalar loads, same tile width (inner tile)
             bx = int(clamp64(int64_t(bx) * V, 1, threads));
             V = 1;
-            flight = false;
+            R = 4;
         }
         const TileShape t = tile_of(p.inner, V, bx, threads);
-        const int R = flight_rows(gpu::vector_width<T>(), q.chunks);
         float *partial = q.chunks == 1 ? nullptr : gpu::aligned_workspace<float>(args.workspace);
-        if (flight)
-            launch_flight<T, T>(in, out, partial, q, R, t, stream);
-        else
-            launch_inner<T, T>(in, out, partial, q, V, t, stream);
+        launch_inner<T, T>(in, out, partial, q, V, R, t, stream);
         if (q.chunks == 1) return OPRT_SUCCESS;
         // Second pass: partial is [chunks][outer][inner]; reduce its first axis,
         // with tiles narrowed like the first pass's so many blocks share it.
@@ -493,7 +479,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         int fv = 4;
         while (fv > 1 && p.inner % fv != 0) fv /= 2;
         const TileShape ft = finalize_tile(p.inner, fv, q.chunks);
-        launch_inner<float, T>(partial, out, nullptr, f, fv, ft, stream);
+        launch_inner<float, T>(partial, out, nullptr, f, fv, 4, ft, stream);
         return OPRT_SUCCESS;
     }
     case kSmemTree:

@@ -5,7 +5,7 @@
 //     cluster row kernels;
 //   inner tiles of any width and height, in one pass or two (the axis in
 //     chunks, their partial rows added by a second tile pass, as the plan does),
-//     and flight tiles (R rows in flight a thread) in the same geometries;
+//     with 4 rows in flight a thread, and flight tiles (8 or 16) in the same geometries;
 //   the sweep over all elements, its P partials added by the row kernel.
 // Rows of odd lengths, rows off 16-byte boundaries (heads peeled), padded row
 // strides, outputs with gaps; chunks that do not divide the axis; special values
@@ -237,12 +237,12 @@ TEST_F(NvidiaReduceSumKernels, Sweep) {
 // outer rows). The inner tile with V-wide columns, bx x by threads, the axis
 // in `chunks` chunks (more than one: partial rows, then a second tile pass over
 // them, 4-wide float columns where the inner run allows, as the plan's).
-template <typename T, int V, int R = 0>
+template <typename T, int V, int R = 4>
 void check_tile(oprt_dtype_t dt, int64_t outer, int64_t L, int64_t inner, int64_t offset, int bx, int by,
                 int64_t chunks, bool specials = false) {
     const int64_t outer_stride = L * inner + 2 * V;  // still a multiple of V
     const int64_t out_stride = inner + 3;
-    const std::string what = std::string(R ? "flight r" + std::to_string(R) + " " : "inner tile ") + dtype_name(dt) + " V" + std::to_string(V) +
+    const std::string what = std::string(R != 4 ? "flight r" + std::to_string(R) + " " : "inner tile ") + dtype_name(dt) + " V" + std::to_string(V) +
                              " outer " + std::to_string(outer) + " L " + std::to_string(L) + " inner " +
                              std::to_string(inner) + " offset " + std::to_string(offset) + " bx " + std::to_string(bx) +
                              " by " + std::to_string(by) + " chunks " + std::to_string(chunks) +
@@ -289,10 +289,7 @@ void check_tile(oprt_dtype_t dt, int64_t outer, int64_t L, int64_t inner, int64_
     T *y = static_cast<T *>(out.data());
     const dim3 grid(unsigned(outer * q.tiles), unsigned(q.chunks));
     const size_t smem = size_t(bx * by) * V * sizeof(float);
-    if constexpr (R > 0)
-        rk::reduce_inner_flight_kernel<T, T, V, R><<<grid, unsigned(bx * by), smem>>>(x, y, p, q);
-    else
-        rk::reduce_inner_tile_kernel<T, T, V><<<grid, unsigned(bx * by), smem>>>(x, y, p, q);
+    rk::reduce_inner_tile_kernel<T, T, V, R><<<grid, unsigned(bx * by), smem>>>(x, y, p, q);
     NVT_CUDA_OK(cudaGetLastError());
     if (p != nullptr) {  // partial is [chunks][outer][inner]: reduce its first axis
         rk::InnerParams f = q;

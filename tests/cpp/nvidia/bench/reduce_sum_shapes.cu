@@ -18,9 +18,6 @@
 //                   threads a chunk; a second kernel adds the partials (the
 //                   plan's rows_split_two_pass);
 //   cluster tT cC bB  reduce_rows_cluster_kernel: a cluster of C blocks a row;
-//   ... lb1         a group, block b8 or split b8 form with the library's
-//                   kernel, a minimum of resident blocks in its bounds
-//                   (ptxas then issues all eight loads of a batch at once);
 // inner (dim 0):
 //   tile vV tT bxX cC [two]
 //                   reduce_inner_tile_kernel: T threads a block, X of them
@@ -30,7 +27,18 @@
 //                   "two": the plan's second kernel adds the chunks' partial
 //                   rows.
 // the library's flight tiles (dim 0) and sweep (all elements)
-// are timed through the plan row only.
+// are timed through the plan row only;
+// candidates the library does not have (reduce_sum_candidates.cuh), dim 0 of
+// 16-byte-aligned inner runs:
+//   flight_warp tT gG rR
+//                   flight_warp_kernel: one pass, warps of 32 / G columns by G
+//                   rows, R rows in flight a thread, a column's rows joined by
+//                   shuffles (no shared memory); T threads a block;
+//   column_sweep tT pP bB two
+//                   column_sweep_kernel: P blocks of T threads sweep the input
+//                   as one moving front of slabs (B vectors a thread), each
+//                   thread on one column; a second kernel adds each column's P
+//                   partials (the rows pass the split rows use).
 //
 // Every candidate first runs twice on random data, the output poisoned with NaN
 // before the second run, and its sums are checked against a float64 reference; a candidate that
@@ -50,7 +58,8 @@
 //   cmake --build build-nvidia --target camp_reduce_sum_bench -j2
 //   build-nvidia/tests/cpp/nvidia/camp_reduce_sum_bench [--dtype f32,f16,bf16]
 //       [--case 144x1280:0,1024x1024:all,...] [--all-cases] [--family tile,split,...]
-// (--case takes ROWSxCOLS:DIM with DIM 1, 0 or all; 1x4096:all is the 2^12 case.
+// (--case takes ROWSxCOLS:DIM with DIM 1, 0 or all; 1x4096:all is the 2^12 case;
+// shapes outside the record run without a peer figure.
 // By default the cases that lost to torch or inductor on 2026-12-02 run;
 // --all-cases runs every case of that benchmark; --family times only the
 // listed families, the plan always.)
@@ -64,6 +73,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -210,18 +220,17 @@ OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
 
 // ---- Candidates -----------------------------------------------------------------------
 
-enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile };
+enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile, kFlightWarp, kColumnSweep };
 const char *family_name(Family f);
 
 struct Candidate {
     std::string name;
     Family family = kPlan;
     int threads = 0;
-    int lanes = 0;        // group: lanes a row; tile: bx
+    int lanes = 0;        // group: lanes a row; tile: bx; flight_warp: G rows a warp
     int vec = 0;          // tile: elements a column load (V)
-    int batch = 8;        // vectors in flight a thread (row kernels)
-    bool lb1 = false;     // group / block / split b8: the kernel with a minimum of blocks in its bounds ("lb1")
-    int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis)
+    int batch = 8;        // vectors in flight a thread (row kernels, flight_warp R, column_sweep B)
+    int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis); column_sweep: P
     int64_t chunk_len = 0;
     oprt_reduce_sum_descriptor_t plan = nullptr;  // the library
     void *plan_ws = nullptr;
@@ -247,23 +256,11 @@ struct InnerGeom {
 };
 
 template <typename Tin, typename Tout>
-void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, int threads, const OuterIndex &ix,
-                  bool lb1 = false) {
+void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, int threads, const OuterIndex &ix) {
     const int64_t blocks = clamp64(ceil_div(rows, threads / lanes), 1, oprt::gpu::kMaxGridBlocks);
     auto go = [&](auto kernel) {
         oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(threads), 0, g_stream, in, out, rows, L, ix);
     };
-    if (lb1) {  // the same kernel, a minimum of blocks in its bounds (reduce_sum_candidates.cuh)
-        switch (lanes) {
-        case 1: go(&bk::rows_group_lb1_kernel<Tin, Tout, 1>); break;
-        case 2: go(&bk::rows_group_lb1_kernel<Tin, Tout, 2>); break;
-        case 4: go(&bk::rows_group_lb1_kernel<Tin, Tout, 4>); break;
-        case 8: go(&bk::rows_group_lb1_kernel<Tin, Tout, 8>); break;
-        case 16: go(&bk::rows_group_lb1_kernel<Tin, Tout, 16>); break;
-        default: go(&bk::rows_group_lb1_kernel<Tin, Tout, 32>); break;
-        }
-        return;
-    }
     switch (lanes) {
     case 1: go(&rs::reduce_rows_group_kernel<Tin, Tout, 1>); break;
     case 2: go(&rs::reduce_rows_group_kernel<Tin, Tout, 2>); break;
@@ -275,13 +272,8 @@ void launch_group(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, 
 }
 
 template <typename T>
-void launch_block(const T *in, T *out, int64_t rows, int64_t L, int threads, int batch, bool lb1) {
+void launch_block(const T *in, T *out, int64_t rows, int64_t L, int threads, int batch) {
     const int64_t blocks = clamp64(rows, 1, oprt::gpu::kMaxGridBlocks);
-    if (lb1 && batch == 8) {
-        oprt::gpu::launch_overlapped(&bk::rows_block_lb1_kernel<T, T, 8>, unsigned(blocks), unsigned(threads), 0,
-                                     g_stream, in, out, rows, L, rows_index(L));
-        return;
-    }
     if constexpr (sizeof(T) == 2) {
         if (batch == 16) {
             oprt::gpu::launch_overlapped(&rs::reduce_rows_block_kernel<T, T, 16>, unsigned(blocks), unsigned(threads),
@@ -318,10 +310,6 @@ void launch_split(const Candidate &c, const T *in, T *out, const RowsGeom &g) {
                                      g.rows, g.L, c.chunks, c.chunk_len, rows_index(g.L));
     };
     bool launched = false;
-    if (c.lb1 && c.batch == 8) {
-        go(&bk::rows_split_lb1_kernel<T, 8>);
-        launched = true;
-    }
     if constexpr (sizeof(T) == 2) {
         if (c.batch == 16) {
             go(&rs::reduce_rows_split_kernel<T, 16>);
@@ -445,6 +433,44 @@ void launch_tile(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
     else launch_tile_v<T, W / 2>(c, in, out, g);
 }
 
+// flight_warp_kernel over g.L rows of g.inner elements: c.lanes = G, c.batch = R.
+template <typename T, int R>
+void launch_flight_warp_r(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
+    constexpr int64_t W = oprt::gpu::vector_width<T>();
+    const int64_t warps = ceil_div(g.inner / W, 32 / c.lanes);
+    const unsigned blocks = unsigned(ceil_div(warps, c.threads / 32));
+    auto go = [&](auto kernel) {
+        oprt::gpu::launch_overlapped(kernel, blocks, unsigned(c.threads), 0, g_stream, in, out, g.L, g.inner);
+    };
+    switch (c.lanes) {
+    case 4: go(&bk::flight_warp_kernel<T, R, 4>); return;
+    case 8: go(&bk::flight_warp_kernel<T, R, 8>); return;
+    case 16: go(&bk::flight_warp_kernel<T, R, 16>); return;
+    default: go(&bk::flight_warp_kernel<T, R, 32>); return;
+    }
+}
+template <typename T>
+void launch_flight_warp(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
+    if (c.batch == 8) launch_flight_warp_r<T, 8>(c, in, out, g);
+    else launch_flight_warp_r<T, 16>(c, in, out, g);
+}
+
+// column_sweep_kernel (P = c.chunks blocks, B = c.batch), then the rows pass over
+// the inner rows of P partials.
+template <typename T>
+void launch_column_sweep(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
+    constexpr int64_t W = oprt::gpu::vector_width<T>();
+    const int64_t cv = g.inner / W;
+    const size_t smem = size_t(c.threads / std::max<int64_t>(cv, 32)) * size_t(g.inner) * sizeof(float);
+    auto go = [&](auto kernel) {
+        oprt::gpu::launch_overlapped(kernel, unsigned(c.chunks), unsigned(c.threads), smem, g_stream, in, g_ws.partial,
+                                     g.L, int(g.inner));
+    };
+    if (c.batch == 8) go(&bk::column_sweep_kernel<T, 8>);
+    else go(&bk::column_sweep_kernel<T, 4>);
+    launch_partials_pass<T>(g_ws.partial, out, g.inner, c.chunks);
+}
+
 template <typename T>
 void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     const int64_t n = k.rows * k.cols;
@@ -458,11 +484,13 @@ void launch(const Candidate &c, const Case &k, const T *in, T *out) {
         }
         return;
     }
-    case kGroup: launch_group<T, T>(in, out, rg.rows, rg.L, c.lanes, c.threads, rows_index(rg.L), c.lb1); return;
-    case kBlock: launch_block<T>(in, out, rg.rows, rg.L, c.threads, c.batch, c.lb1); return;
+    case kGroup: launch_group<T, T>(in, out, rg.rows, rg.L, c.lanes, c.threads, rows_index(rg.L)); return;
+    case kBlock: launch_block<T>(in, out, rg.rows, rg.L, c.threads, c.batch); return;
     case kSplit: launch_split<T>(c, in, out, rg); return;
     case kCluster: launch_cluster<T>(c, in, out, rg); return;
     case kTile: launch_tile<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
+    case kFlightWarp: launch_flight_warp<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
+    case kColumnSweep: launch_column_sweep<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
     }
 }
 
@@ -609,16 +637,44 @@ std::vector<Candidate> candidates(const Case &k) {
             }
         }
     }
-    // lb1: every group, block b8 and split b8 candidate again, the library's kernel with a minimum of resident blocks in its
-    // bounds (reduce_sum_candidates.cuh).
-    for (size_t i = 0, n0 = list.size(); i < n0; ++i) {
-        const Candidate c = list[i];
-        if ((c.family == kGroup || c.family == kBlock || c.family == kSplit) && c.batch == 8) {
-            Candidate d = c;
-            d.lb1 = true;
-            d.name = c.name + " lb1";
-            list.push_back(d);
-        }
+    if (k.dim == 0 && k.cols % W == 0) {
+        const int64_t inner = k.cols, L = k.rows, cv = inner / W;
+        // flight_warp: one pass, so only for axes of a few rounds and enough
+        // warps for every SM: G rows a warp, R rows in flight (R * G about the
+        // axis, or half).
+        for (int G : {4, 8, 16, 32})
+            for (int threads : {128, 256, 512}) {
+                if (L > 1024 || ceil_div(cv, 32 / G) < int64_t(g_sms) * 4 || G > L) continue;
+                for (int R : {8, 16}) {
+                    if (R == 8 && R * G * 2 < L / 2) continue;  // more than 4 rounds of 8
+                    Candidate c;
+                    c.family = kFlightWarp;
+                    c.vec = int(W);
+                    c.threads = threads;
+                    c.lanes = G;
+                    c.batch = R;
+                    std::snprintf(name, sizeof name, "flight_warp t%d g%d r%d", threads, G, R);
+                    c.shape_key = name;
+                    add(c, "");
+                }
+            }
+        // column_sweep: inner runs of a power-of-two number of vectors up to a
+        // block's threads, axes of at least 4096 rows.
+        if ((cv & (cv - 1)) == 0 && L >= 4096)
+            for (int threads : {256, 512})
+                for (int64_t P : {int64_t(g_sms), 2 * int64_t(g_sms)})
+                    for (int B : {4, 8}) {
+                        if (cv > threads) continue;
+                        Candidate c;
+                        c.family = kColumnSweep;
+                        c.vec = int(W);
+                        c.threads = threads;
+                        c.chunks = P;
+                        c.batch = B;
+                        std::snprintf(name, sizeof name, "column_sweep t%d p%lld b%d", threads, (long long)P, B);
+                        c.shape_key = name;
+                        add(c, "two");
+                    }
     }
     if (!g_families.empty()) {  // --family
         std::vector<Candidate> kept;
@@ -739,7 +795,7 @@ struct Suggestion {
 std::vector<Suggestion> g_suggestions;
 
 // Twins: (one form's time / the other's) at equal launch shape, hot + dram.
-std::map<std::string, std::vector<double>> g_twins;  // "b16/b8", "lb1/lib"
+std::map<std::string, std::vector<double>> g_twins;  // "b16/b8"
 
 template <typename T>
 void run_case(const Case &k) {
@@ -918,11 +974,8 @@ void run_case(const Case &k) {
             if (hot_us[i] <= 0 || hot_us[j] <= 0) continue;
             const Candidate &a = list[i], &b = list[j];
             const double ratio = (hot_us[i] + dram_us[i]) / (hot_us[j] + dram_us[j]);
-            if (a.family == b.family && a.shape_key == b.shape_key && a.lb1 && !b.lb1 && a.batch == b.batch)
-                g_twins["lb1/lib"].push_back(ratio);
             if (a.family == b.family && a.family != kTile && a.batch == 16 && b.batch == 8 && a.threads == b.threads &&
-                a.lanes == b.lanes && !a.lb1 && !b.lb1 &&
-                a.chunks == b.chunks)
+                a.lanes == b.lanes && a.chunks == b.chunks)
                 g_twins["b16/b8"].push_back(ratio);
         }
 
@@ -943,6 +996,8 @@ const char *family_name(Family f) {
     case kSplit: return "split";
     case kCluster: return "cluster";
     case kTile: return "tile";
+    case kFlightWarp: return "flight_warp";
+    case kColumnSweep: return "column_sweep";
     }
     return "?";
 }
@@ -960,7 +1015,7 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--family") == 0 && i + 1 < argc) g_families = argv[++i];
         else {
             std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n"
-                        "    [--family group,block,split,cluster,tile]\n",
+                        "    [--family group,block,split,cluster,tile,flight_warp,column_sweep]\n",
                         argv[0]);
             return 2;
         }
@@ -983,6 +1038,20 @@ int main(int argc, char **argv) {
         for (const Peer &q : kPeers)
             if (q.rows == k.rows && q.cols == k.cols && q.dim == k.dim) any_lost = any_lost || lost(q);
         if (!cases.empty() ? listed(cases, case_name(k)) : (all_cases || any_lost)) run.push_back(k);
+    }
+    // --case entries outside the record (odd shapes, say): timed without a peer.
+    for (size_t start = 0; !cases.empty() && start <= cases.size();) {
+        const size_t end = std::min(cases.find(',', start), cases.size());
+        long long rows = 0, cols = 0;
+        char dim[8] = {};
+        if (std::sscanf(cases.substr(start, end - start).c_str(), "%lldx%lld:%7s", &rows, &cols, dim) == 3 &&
+            rows > 0 && cols > 0) {
+            const Case k{rows, cols, std::strcmp(dim, "all") == 0 ? kAll : std::atoi(dim) == 1 ? 1 : 0};
+            bool seen = false;
+            for (const Case &r : run) seen = seen || case_name(r) == case_name(k);
+            if (!seen) run.push_back(k);
+        }
+        start = end + 1;
     }
     if (g_list_only) {  // the candidates each case would time (an H200's 132 SMs without a GPU; clusters unchecked)
         if (have_gpu) CK(cudaDeviceGetAttribute(&g_sms, cudaDevAttrMultiProcessorCount, 0));
