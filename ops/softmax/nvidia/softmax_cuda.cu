@@ -71,8 +71,8 @@ enum Kernel : int32_t {
 // docs/kernels/softmax.md) and serve the plan only; the unbounded ones take
 // every other row, in the plan and in the ladder's on_chip and bulk_async
 // steps. `threads` a row (4-32, or whole warps up to 1024; powers of two),
-// `vecs` 16-byte vectors a thread (at most 32 values), `min_blocks` blocks per
-// SM asked of ptxas (0: none), `staged` loads through shared memory.
+// `vecs` 16-byte vectors a thread (at most 48 values; any count), `min_blocks`
+// blocks per SM asked of ptxas (0: none), `staged` loads through shared memory.
 // Order: within each part by max_cols, for one band the smaller row bounds first.
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
@@ -111,7 +111,8 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 0, 128, 249, 8, 2},
     {2, 512, 1024, 8, 128, 1},
     {2, 1024, 1280, 8, 256, 1},
-    {2, 1280, 1536, 31, 128, 2},
+    {2, 1280, 1536, 8, 128, 2},
+    {2, 1280, 1536, 31, 32, 6, 0, true},  // a warp a row, 48 values a lane, staged (4080x1536)
     {2, 1536, 2304, 8, 256, 2},
     {2, 1536, 2304, 16, 128, 4},
     {2, 2304, 4096, 63, 256, 2},
@@ -170,7 +171,7 @@ void launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows,
         constexpr RegisterRows e = kRegisterRows[I];
         if constexpr (e.esize == int64_t(sizeof(T))) {
             static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
-            static_assert(e.vecs * gpu::vector_width<T>() <= 32, "at most 32 values a thread");
+            static_assert(e.vecs * gpu::vector_width<T>() <= 48, "at most 48 values a thread");
             if (entry == I) {
                 launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.staged>(in, out, rows, L, aligned, ix,
                                                                                   stream);
