@@ -137,6 +137,20 @@ __device__ __forceinline__ void wait_copies() {
     asm volatile("cp.async.wait_all;" ::: "memory");  // = commit_group + wait_group 0
 #endif
 }
+// Copies in groups: commit_copies() closes a group of the copies this thread
+// started since the last one; wait_copies_but_newest<N>() returns once every
+// group but the newest N has landed.
+__device__ __forceinline__ void commit_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void wait_copies_but_newest() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
 
 // ---- Programmatic dependent launch (sm_90) -------------------------------------
 // A kernel launched with gpu::launch_overlapped may start while the kernel

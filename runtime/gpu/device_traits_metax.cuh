@@ -90,6 +90,9 @@ __device__ __forceinline__ void copy_async_16(void *smem, const void *gmem) {
     *static_cast<uint4 *>(smem) = *static_cast<const uint4 *>(gmem);
 }
 __device__ __forceinline__ void wait_copies() {}
+__device__ __forceinline__ void commit_copies() {}
+template <int N>
+__device__ __forceinline__ void wait_copies_but_newest() {}
 
 // ---- Programmatic dependent launch: none on MetaX; kernels launch plainly ------
 __device__ __forceinline__ void wait_prior_grid() {}

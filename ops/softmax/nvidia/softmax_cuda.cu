@@ -4,7 +4,8 @@
 // docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
 //     a kRegisterRows entry holds the row   -> rows_registers (every row up to
-//                                             16384 f32 / 8192 16-bit columns)
+//                                             16384 f32 / 8192 16-bit columns;
+//                                             some 16-bit entries persistent)
 //     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
 //                                             rows_block_smem
 //     longer: rows < 2 * SMs (f32), < SMs / 2 (16-bit) -> split two-pass; else
@@ -71,8 +72,11 @@ enum Kernel : int32_t {
 // docs/kernels/softmax.md) and serve the plan only; the unbounded ones take
 // every other row, in the plan and in the ladder's on_chip and bulk_async
 // steps. `threads` a row (4-32, or whole warps up to 1024; powers of two),
-// `vecs` 16-byte vectors a thread (at most 32 values), `min_blocks` blocks per
-// SM asked of ptxas (0: none), `staged` loads through shared memory.
+// `vecs` 16-byte vectors a thread (at most 72 values; any count), `min_blocks`
+// blocks per SM asked of ptxas (0: none), `stages` the kernel's kStages: 0
+// loads into registers, 1 through shared memory, 2 the persistent form (a grid
+// of the blocks resident at once, each group looping over rows with the next
+// row's copies in flight; kernel name rows_registers_persistent).
 // Order: within each part by max_cols, for one band the smaller row bounds first.
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
@@ -82,7 +86,7 @@ struct RegisterRows {
     int threads;
     int vecs;
     int min_blocks = 0;  // 0: no bound (ptxas chooses)
-    bool staged = false;
+    int stages = 0;
 };
 constexpr RegisterRows kRegisterRows[] = {
     // f32, measured (H200, 2026-12-02).
@@ -111,9 +115,11 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 0, 128, 249, 8, 2},
     {2, 512, 1024, 8, 128, 1},
     {2, 1024, 1280, 8, 256, 1},
-    {2, 1280, 1536, 31, 128, 2},
+    {2, 1280, 1536, 8, 128, 2},
+    {2, 1280, 1536, 31, 32, 6, 0, 1},  // a warp a row, 48 values a lane, staged (4080x1536)
     {2, 1536, 2304, 8, 256, 2},
-    {2, 1536, 2304, 16, 128, 4},
+    {2, 1536, 2304, 16, 32, 9, 0, 2},  // persistent, a warp a row, 72 values a lane (2032x2304)
+    {2, 2304, 4096, 6, 256, 2, 0, 2},  // persistent (784x3840)
     {2, 2304, 4096, 63, 256, 2},
     // f16 / bf16, every other row; 513-1024: a warp a row, 8 blocks of 128 threads an SM,
     // staged (measured at 16384x1024 and 65536x1024).
@@ -122,7 +128,7 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 64, 128, 0, 16, 1},
     {2, 128, 256, 0, 16, 2},
     {2, 256, 512, 0, 32, 2},
-    {2, 512, 1024, 0, 32, 4, 8, true},
+    {2, 512, 1024, 0, 32, 4, 8, 1},
     {2, 1024, 2048, 0, 128, 2},
     {2, 2048, 4096, 0, 256, 2},
     {2, 4096, 8192, 0, 512, 2},
@@ -164,21 +170,35 @@ bool rows_aligned(const AxisPlan &p, const void *in, const void *out, int64_t es
 
 // Launches entry `entry` of kRegisterRows: one instance of the kernel per entry of T's size.
 template <typename T, size_t I = 0>
-void launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, bool aligned,
-                                const gpu::OuterIndex &ix, dev::stream_t stream) {
+oprt_status_t launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, bool aligned,
+                                         const gpu::OuterIndex &ix, dev::stream_t stream) {
     if constexpr (I < kRegisterRowsCount) {
         constexpr RegisterRows e = kRegisterRows[I];
         if constexpr (e.esize == int64_t(sizeof(T))) {
             static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
-            static_assert(e.vecs * gpu::vector_width<T>() <= 32, "at most 32 values a thread");
+            static_assert(e.vecs * gpu::vector_width<T>() <= 72, "at most 72 values a thread");
             if (entry == I) {
-                launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.staged>(in, out, rows, L, aligned, ix,
-                                                                                  stream);
-                return;
+                int64_t max_blocks = kMaxGridBlocks;
+                if constexpr (e.stages >= 2) {  // the persistent form: the blocks resident at once
+                    auto *kernel =
+                        register_rows_kernel<T, e.threads, e.vecs, e.min_blocks, e.stages>(rows, L, aligned, ix);
+                    gpu::DeviceInfo info;
+                    int per_sm = 0;
+                    oprt_status_t s = gpu::current_device(kOp, &info);
+                    if (s == OPRT_SUCCESS)
+                        s = gpu::resident_blocks_per_sm(kOp, reinterpret_cast<const void *>(kernel),
+                                                        register_rows_block<e.threads>(), 0, &per_sm);
+                    if (s != OPRT_SUCCESS) return s;
+                    max_blocks = int64_t(per_sm) * info.sm_count;
+                }
+                launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.stages>(in, out, rows, L, aligned, ix,
+                                                                                  stream, max_blocks);
+                return OPRT_SUCCESS;
             }
         }
-        launch_register_rows_entry<T, I + 1>(entry, in, out, rows, L, aligned, ix, stream);
+        return launch_register_rows_entry<T, I + 1>(entry, in, out, rows, L, aligned, ix, stream);
     }
+    return OPRT_SUCCESS;
 }
 
 template <typename T>
@@ -217,9 +237,8 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     switch (p.kernel) {
     case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
     case kRowsRegisters:  // rows off 16-byte boundaries take the kernel's general form
-        launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L,
-                                   rows_aligned(p, in, out, int64_t(sizeof(T)), gpu::kVectorBytes), ix, stream);
-        return OPRT_SUCCESS;
+        return launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L,
+                                          rows_aligned(p, in, out, int64_t(sizeof(T)), gpu::kVectorBytes), ix, stream);
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
@@ -331,7 +350,7 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool reg
         if (e.esize == esize && L > e.min_cols && L <= e.max_cols &&
             (!measured || (register_rows && p.outer <= e.max_rows_per_sm * info.sm_count))) {
             p.kernel = kRowsRegisters;
-            p.kernel_name = "rows_registers";
+            p.kernel_name = e.stages >= 2 ? "rows_registers_persistent" : "rows_registers";
             p.launch[0] = int64_t(i);  // its threads and vectors are compiled into its launch
             return OPRT_SUCCESS;
         }

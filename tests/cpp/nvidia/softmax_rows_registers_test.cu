@@ -2,8 +2,10 @@
 // launched directly, at launch shapes the plan's kRegisterRows table can name,
 // whichever of them the plan picks today: groups within a warp (several rows a
 // block) and of whole warps (a block a row, the warps joined through shared
-// memory), one to eight vectors a thread, plain or with a blocks-per-SM bound
-// and the loads staged through shared memory. Rows that fill the group and rows
+// memory), one to nine vectors a thread, plain or with a blocks-per-SM bound
+// and the loads staged through shared memory, and the persistent form (grids
+// far smaller than the rows, so each group loops over many rows and its ring
+// of stages cycles, and grids of one round). Rows that fill the group and rows
 // that leave most of it padding; the common form (dense, 16-byte aligned rows
 // of whole vectors) and the general one (odd lengths, rows off boundaries, in
 // and out at different offsets, outer dims that do not merge); special values.
@@ -29,14 +31,16 @@ protected:
 };
 
 // Softmax over the last axis of in_s by the kernel at <kThreads, kVecs,
-// kMinBlocks, kStaged>, against float64.
-template <typename T, int kThreads, int kVecs, int kMinBlocks, bool kStaged>
-void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::vector<int64_t> out_strides = {},
-                int64_t out_offset = 0) {
+// kMinBlocks, kStages> (the persistent form on at most max_blocks blocks),
+// against float64.
+template <typename T, int kThreads, int kVecs, int kMinBlocks, int kStages>
+void check_rows(oprt_dtype_t dt, int64_t max_blocks, const Spec &in_s, bool specials = false,
+                std::vector<int64_t> out_strides = {}, int64_t out_offset = 0) {
     const int nd = int(in_s.shape.size());
     const std::string what = std::string("rows_registers<") + dtype_name(dt) + ", " + std::to_string(kThreads) +
-                             ", " + std::to_string(kVecs) + ", " + std::to_string(kMinBlocks) +
-                             (kStaged ? ", staged" : "") + "> in" + shape_str(in_s.shape) +
+                             ", " + std::to_string(kVecs) + ", " + std::to_string(kMinBlocks) + ", " +
+                             std::to_string(kStages) + "> on " + std::to_string(max_blocks) + " blocks at most, in" +
+                             shape_str(in_s.shape) +
                              (in_s.strides.empty() ? "" : " strided") +
                              (in_s.offset ? " offset " + std::to_string(in_s.offset) : "") +
                              (out_offset ? " out offset " + std::to_string(out_offset) : "") +
@@ -62,8 +66,8 @@ void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::v
         aligned = aligned && (in.strides[size_t(d)] * int64_t(sizeof(T))) % 16 == 0 &&
                   (out.strides[size_t(d)] * int64_t(sizeof(T))) % 16 == 0;
     }
-    sk::launch_register_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(
-        static_cast<const T *>(in.data()), static_cast<T *>(out.data()), rows, L, aligned, ix, nullptr);
+    sk::launch_register_rows<T, kThreads, kVecs, kMinBlocks, kStages>(
+        static_cast<const T *>(in.data()), static_cast<T *>(out.data()), rows, L, aligned, ix, nullptr, max_blocks);
     NVT_CUDA_OK(cudaGetLastError());
     download(out);
 
@@ -90,34 +94,38 @@ void check_rows(oprt_dtype_t dt, const Spec &in_s, bool specials = false, std::v
 }
 
 // The layouts and lengths one launch shape must take, rows of up to its capacity C.
-template <typename T, int kThreads, int kVecs, int kMinBlocks, bool kStaged>
-void check_shape(oprt_dtype_t dt) {
+template <typename T, int kThreads, int kVecs, int kMinBlocks, int kStages>
+void check_shape(oprt_dtype_t dt, int64_t max_blocks = oprt::gpu::kMaxGridBlocks) {
     const int64_t C = sk::register_rows_capacity<T>(kThreads, kVecs);
     const int64_t P = oprt::gpu::vector_width<T>();
+    const auto check = [&](const Spec &in_s, bool specials = false, std::vector<int64_t> out_strides = {},
+                           int64_t out_offset = 0) {
+        check_rows<T, kThreads, kVecs, kMinBlocks, kStages>(dt, max_blocks, in_s, specials, out_strides, out_offset);
+    };
     // The common form: the full group, half of it, one vector, few and many rows
     // (a last block with groups past the last row).
-    for (int64_t L : {C, C / 2 + P, P}) check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{37, L}});
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{C <= 1024 ? 1000 : 200, C}});
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{C}});  // one row, no outer dims
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{600, C}}, /*specials=*/true);
+    for (int64_t L : {C, C / 2 + P, P}) check({{37, L}});
+    check({{C <= 1024 ? 1000 : 200, C}});
+    check({{C}});  // one row, no outer dims
+    check({{600, C}}, /*specials=*/true);
     // The general form: odd lengths (every other row off a boundary, heads peeled),
     // in and out off a boundary alike, out alone off one (element loads and stores).
-    for (int64_t L : {C - 1, C / 2 + 3, int64_t(3)}) check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{37, L}});
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C - 1}}, /*specials=*/true);
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C}, {}, 1}, false, {}, /*out_offset=*/1);
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C}, {}, 1}, /*specials=*/true, {}, /*out_offset=*/1);
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{300, C}}, false, {}, /*out_offset=*/1);
+    for (int64_t L : {C - 1, C / 2 + 3, int64_t(3)}) check({{37, L}});
+    check({{300, C - 1}}, /*specials=*/true);
+    check({{300, C}, {}, 1}, false, {}, /*out_offset=*/1);
+    check({{300, C}, {}, 1}, /*specials=*/true, {}, /*out_offset=*/1);
+    check({{300, C}}, false, {}, /*out_offset=*/1);
     // Outer dims that do not merge (a gap after each row group) and a padded row stride.
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{3, 5, C}, {6 * C + 8, C, 1}});
-    check_rows<T, kThreads, kVecs, kMinBlocks, kStaged>(dt, {{40, C - 2}, {C + 8, 1}}, /*specials=*/true);
+    check({{3, 5, C}, {6 * C + 8, C, 1}});
+    check({{40, C - 2}, {C + 8, 1}}, /*specials=*/true);
 }
 
-template <int kThreads, int kVecs, int kMinBlocks = 0, bool kStaged = false>
-void check_all_dtypes() {
-    check_shape<float, kThreads, kVecs, kMinBlocks, kStaged>(OPRT_DTYPE_F32);
-    if constexpr (kVecs <= 4) {  // at most 32 values a thread
-        check_shape<__half, kThreads, kVecs, kMinBlocks, kStaged>(OPRT_DTYPE_F16);
-        check_shape<__nv_bfloat16, kThreads, kVecs, kMinBlocks, kStaged>(OPRT_DTYPE_BF16);
+template <int kThreads, int kVecs, int kMinBlocks = 0, int kStages = 0>
+void check_all_dtypes(int64_t max_blocks = oprt::gpu::kMaxGridBlocks) {
+    check_shape<float, kThreads, kVecs, kMinBlocks, kStages>(OPRT_DTYPE_F32, max_blocks);
+    if constexpr (kVecs <= 9) {  // at most 72 values a thread
+        check_shape<__half, kThreads, kVecs, kMinBlocks, kStages>(OPRT_DTYPE_F16, max_blocks);
+        check_shape<__nv_bfloat16, kThreads, kVecs, kMinBlocks, kStages>(OPRT_DTYPE_BF16, max_blocks);
     }
 }
 
@@ -136,14 +144,29 @@ TEST_F(NvidiaSoftmaxRowsRegisters, GroupsWithinAWarp) {
 }
 
 // A blocks-per-SM bound and loads staged through shared memory (16-bit rows
-// of 513-1024 take <32, 4, 8, staged>); the bench's other such shapes.
+// of 513-1024 take <32, 4, 8, 1>, of 1281-1536 <32, 6, 0, 1>); the bench's
+// other such shapes.
 TEST_F(NvidiaSoftmaxRowsRegisters, BoundAndStaged) {
-    check_all_dtypes<32, 4, 8, true>();
-    check_all_dtypes<32, 4, 8, false>();
-    check_all_dtypes<32, 4, 0, true>();
-    check_all_dtypes<32, 8, 8, true>();
-    check_all_dtypes<64, 2, 16, true>();  // a block a row: the staging slots of whole warps
-    check_all_dtypes<4, 1, 0, true>();    // groups smaller than a vector's 16-bit head
+    check_all_dtypes<32, 4, 8, 1>();
+    check_all_dtypes<32, 4, 8, 0>();
+    check_all_dtypes<32, 4, 0, 1>();
+    check_all_dtypes<32, 6, 0, 1>();
+    check_all_dtypes<32, 8, 8, 1>();
+    check_all_dtypes<64, 2, 16, 1>();  // a block a row: the staging slots of whole warps
+    check_all_dtypes<4, 1, 0, 1>();    // groups smaller than a vector's 16-bit head
+}
+
+// The persistent form (16-bit rows of 1537-2304 take <32, 9, 0, 2>, of
+// 2305-4096 <256, 2, 0, 2>): one block (every group loops over all its rows),
+// three and seven blocks (rows not a multiple of the grid's, the last round
+// partly past the last row), and a grid of one round; a ring of three stages.
+TEST_F(NvidiaSoftmaxRowsRegisters, Persistent) {
+    for (int64_t max_blocks : {int64_t(1), int64_t(3), int64_t(7), oprt::gpu::kMaxGridBlocks}) {
+        check_all_dtypes<32, 9, 0, 2>(max_blocks);
+        check_all_dtypes<256, 2, 0, 2>(max_blocks);
+    }
+    check_all_dtypes<8, 2, 0, 2>(5);    // groups within a warp, several rows a block
+    check_all_dtypes<128, 4, 0, 3>(3);  // three stages
 }
 
 TEST_F(NvidiaSoftmaxRowsRegisters, GroupsOfWarps) {

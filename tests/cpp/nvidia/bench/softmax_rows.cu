@@ -16,7 +16,7 @@
 //   new tT vV bB / staged  the same kernel at 32 or 64 threads a row holding
 //              16 or more values a thread, with B blocks per SM asked of
 //              ptxas (B * block = 1024 threads: at most 64 registers) and/or
-//              the loads staged through shared memory (kStaged). t32 v4 b8
+//              the loads staged through shared memory (kStages 1). t32 v4 b8
 //              staged is the shape and means of the warp-per-row kernel that
 //              rows_registers replaced (a warp a row, 32 values a lane, 8
 //              blocks of 128 threads, staged loads), which took 17.7 us
@@ -27,7 +27,10 @@
 //              over rows with the grid's stride and loading its next row before
 //              reducing this one: into a second register set ("pers"), or by
 //              cp.async into a ring of 2 or 3 slots a thread in shared memory
-//              ("pers ring2", "pers ring3"); rows up to 4096 columns;
+//              ("pers ring2", "pers ring3"); rows up to 4096 columns. (The
+//              library's persistent form, rows_registers_persistent, is the
+//              ring's, in softmax_rows_registers_kernel: the plan line times
+//              it where kRegisterRows takes it.)
 //   quack tT vV  the register kernel at the shape of QuACK's softmax (threads
 //              a row by row length, vectors not rounded to a power of two),
 //              plain, staged, and persistent ("pers quack", "pers ring2 quack").
@@ -147,8 +150,9 @@ using LaunchFn = void (*)(const void *in, void *out, int64_t rows, int64_t L, cu
 template <typename T, int kT, int kV, int kVariant>
 void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
     constexpr int kB = (kVariant & 1) ? 1024 / sm::register_rows_block<kT>() : 0;
-    sm::launch_register_rows<T, kT, kV, kB, (kVariant & 2) != 0>(static_cast<const T *>(in), static_cast<T *>(out),
-                                                               rows, L, true, rows_index(L), s);
+    sm::launch_register_rows<T, kT, kV, kB, (kVariant & 2) ? 1 : 0>(static_cast<const T *>(in),
+                                                                     static_cast<T *>(out), rows, L, true,
+                                                                     rows_index(L), s);
 }
 template <typename T, int kT, int kV, int kVariant>
 LaunchFn new_if_compiled() {
@@ -928,7 +932,7 @@ int main(int argc, char **argv) {
     // reader); f16 and bf16 share their entries (esize 2), and an entry takes
     // every shorter row of its band within its row bound too.
     std::printf("\nkRegisterRows entries where a shape beats the plan by > 2%% (hot + dram), "
-                "{esize, min_cols, max_cols, max_rows_per_sm, threads, vecs, min_blocks, staged}:\n");
+                "{esize, min_cols, max_cols, max_rows_per_sm, threads, vecs, min_blocks, stages}:\n");
     std::vector<Suggestion> sorted = g_suggestions;
     std::sort(sorted.begin(), sorted.end(), [](const Suggestion &a, const Suggestion &b) {
         return a.esize != b.esize ? a.esize > b.esize : a.cols != b.cols ? a.cols < b.cols : a.rows < b.rows;
@@ -936,9 +940,9 @@ int main(int argc, char **argv) {
     for (const Suggestion &g : sorted) {
         const int64_t per_sm = (g.rows + g_sms - 1) / g_sms;
         if (g.new_us > 0 && (g.plan_us < 0 || g.plan_us > 1.02 * g.new_us))  // plan < 0: it failed its check
-            std::printf("    {%lld, ?, %lld, %lld, %d, %d, %d, %s},  // %s %lldx%lld: %.2f -> %.2f us (hot + dram)\n",
+            std::printf("    {%lld, ?, %lld, %lld, %d, %d, %d, %d},  // %s %lldx%lld: %.2f -> %.2f us (hot + dram)\n",
                         (long long)g.esize, (long long)g.cols, (long long)per_sm, g.threads, g.vecs, g.min_blocks,
-                        g.staged ? "true" : "false", g.dtype.c_str(), (long long)g.rows, (long long)g.cols, g.plan_us,
+                        g.staged ? 1 : 0, g.dtype.c_str(), (long long)g.rows, (long long)g.cols, g.plan_us,
                         g.new_us);
         else
             std::printf("    // %s %lldx%lld: keep the plan (%.2f us; the best shape %.2f, t%d v%d b%d%s)\n",
