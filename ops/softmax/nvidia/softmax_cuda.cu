@@ -119,7 +119,6 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 1280, 1536, 31, 32, 6, 0, 1},  // a warp a row, 48 values a lane, staged (4080x1536)
     {2, 1536, 2304, 8, 256, 2},
     {2, 1536, 2304, 16, 32, 9, 0, 2},  // persistent, a warp a row, 72 values a lane (2032x2304)
-    {2, 2304, 4096, 6, 256, 2, 0, 2},  // persistent (784x3840)
     {2, 2304, 4096, 63, 256, 2},
     // f16 / bf16, every other row; 513-1024: a warp a row, 8 blocks of 128 threads an SM,
     // staged (measured at 16384x1024 and 65536x1024).
