@@ -156,8 +156,8 @@ TEST_F(NvidiaSoftmaxRowsRegisters, BoundAndStaged) {
     check_all_dtypes<4, 1, 0, 1>();    // groups smaller than a vector's 16-bit head
 }
 
-// The persistent form (16-bit rows of 1537-2304 take <32, 9, 0, 2>, of
-// 2305-4096 <256, 2, 0, 2>): one block (every group loops over all its rows),
+// The persistent form (the plan's 16-bit rows of 1537-2304 take <32, 9, 0, 2>;
+// <256, 2, 0, 2> is a group of whole warps): one block (every group loops over all its rows),
 // three and seven blocks (rows not a multiple of the grid's, the last round
 // partly past the last row), and a grid of one round; a ring of three stages.
 TEST_F(NvidiaSoftmaxRowsRegisters, Persistent) {
