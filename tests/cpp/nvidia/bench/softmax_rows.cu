@@ -219,18 +219,6 @@ namespace pers {
 using sm::neg_inf;
 using oprt::gpu::Vec;
 
-__device__ __forceinline__ void commit_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int N>
-__device__ __forceinline__ void wait_copies_but() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-#endif
-}
-
 // Where one group's row lies: element offsets of its first vector in `in` and
 // `out`, its head (elements before the vectors), the elements from there, and
 // whether its vectors can be used.
@@ -287,7 +275,7 @@ __device__ __forceinline__ void copy_raw(uint4 *ring, int slot, const T *in, con
         const int e0 = (j * kThreads + t) * P;
         if (at.vec && e0 + P <= at.n) oprt::dev::copy_async_16(mine + j * kBlock, x + e0);
     }
-    commit_copies();
+    oprt::dev::commit_copies();
 }
 
 // A ring slot's vectors back (copies landed), the rest from global memory.
@@ -406,7 +394,7 @@ persistent_rows_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t ro
             const RowAt at_ahead =
                 row_at<T, kThreads, kGeneral>(in, out, base + (kRing - 1) * stride + g, rows, L);
             copy_raw<T, kThreads, kVecs, kBlock>(ring, ahead, in, at_ahead, t);
-            wait_copies_but<kRing - 1>();
+            oprt::dev::wait_copies_but_newest<kRing - 1>();
             const RowAt at = row_at<T, kThreads, kGeneral>(in, out, base + g, rows, L);
             RawRow<T, kThreads, kVecs> cur;
             read_raw<T, kThreads, kVecs, kBlock, kGeneral>(cur, ring, slot, in, at, t);
