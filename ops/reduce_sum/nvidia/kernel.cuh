@@ -7,7 +7,9 @@
 // Row kernels (the axis is dense, inner == 1) read each row with 16-byte
 // vector loads after peeling the few elements before the row's first 16-byte
 // boundary. Inner kernels (reducing a non-last axis) put threads across the
-// inner run, so every step along the axis is one coalesced read of a row.
+// inner run, so every step along the axis is one coalesced read of a row (the
+// column sweep reads a dense narrow input front to back instead, each thread
+// always on the same column).
 #pragma once
 
 #include <cstdint>
@@ -422,6 +424,134 @@ reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                 store_sums(out + oo + i, sums);
         }
     }
+}
+
+// Sums over the first axis of a short axis and a long inner run, in one pass
+// (outer 1): out[i] = sum_k in[k * S + i]. Idea: the flight tile without its
+// shared-memory tree. A warp is X = (warp width) / G columns of V-wide vectors
+// (16 bytes) by G rows: lane (tx, ty) = (lane % X, lane / X) adds rows ty,
+// ty + G, ... of its column, R of them loaded (predicated at the axis's end)
+// before any is added, as the flight tile does; the G lanes of a column then
+// meet by a shuffle butterfly (lane offsets X, 2X, ... up to half the warp),
+// and lane ty == 0 stores. Warps share nothing (no shared memory, no barrier):
+// warp w of the grid takes columns [w * X, w * X + X); the grid covers every
+// warp (no grid-stride loop: with one, ptxas gave the 16-bit instances 4-6
+// more registers than the form measured in camp_reduce_sum_bench; CUDA 13.0,
+// sm_90). Vector columns only: the plan sends inputs whose inner run and axis
+// stride are whole 16-byte vectors; the run checks the base.
+template <typename T, int R, int G>
+__global__ void __launch_bounds__(512, 1)
+reduce_inner_flight_warp_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t L, int64_t S,
+                                int64_t inner) {
+    constexpr int kWarp = dev::kWarpSize;
+    static_assert(G >= 1 && G <= kWarp && kWarp % G == 0 && (R == 8 || R == 16), "G rows of a warp, R in flight");
+    constexpr int V = gpu::vector_width<T>();
+    constexpr int X = kWarp / G;
+    gpu::enter_overlapped_kernel();
+    const int lane = int(threadIdx.x) % kWarp;
+    const int tx = lane % X, ty = lane / X;
+    const int64_t w = int64_t(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+    const int64_t i = (w * X + tx) * V;
+    float acc[V] = {};
+    if (i < inner) {  // inner % V == 0, so the whole vector is in range
+        const T *col = in + i;
+        for (int64_t k = ty; k < L; k += int64_t(R) * G) {
+            Vec<T, V> v[R];
+#pragma unroll
+            for (int u = 0; u < R; ++u) {
+                v[u] = Vec<T, V>{};
+                if (k + u * G < L) v[u] = gpu::load_vec<V>(col + (k + u * G) * S);
+            }
+#pragma unroll
+            for (int e = 0; e < V; ++e) {
+                float t[R];
+#pragma unroll
+                for (int u = 0; u < R; ++u) t[u] = dev::to_f32(v[u].v[e]);
+#pragma unroll
+                for (int h = 1; h < R; h *= 2)
+#pragma unroll
+                    for (int u = 0; u + h < R; u += 2 * h) t[u] += t[u + h];
+                acc[e] += t[0];
+            }
+        }
+    }
+#pragma unroll
+    for (int off = X; off < kWarp; off *= 2)  // every lane of the warp takes part
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += dev::shfl_xor(acc[e], off);
+    if (ty == 0 && i < inner) store_sums(out + i, acc);
+}
+
+// Sums over the first axis of a dense, tall, narrow input (outer 1, axis
+// stride == inner), first pass: partial[i * P + b] = block b's share of column
+// i (P = gridDim.x). Idea: the n = L * inner elements are read as
+// reduce_sweep_kernel reads the sum of all elements: slabs of blockDim.x * B
+// vectors, slab s by block s % P in round s / P, so the P blocks move through
+// memory as one front, each thread's B loads of a slab issued together; the
+// vectors past the last whole slab go one a thread over the grid. The cv =
+// inner / V vectors of a row are a power of two that divides blockDim.x (a
+// power of two, a multiple of the warp width), so every vector a thread reads
+// is of column threadIdx.x % cv: a thread keeps the V running sums of one
+// column. A block's threads of one column meet by shuffles within the warp
+// (cv under the warp width) and a fixed-order tree over rows of `inner`
+// floats in shared memory (blockDim.x / max(cv, warp width) rows). The
+// partials are transposed so each column's P sums are one row for the row
+// kernel of the second pass, as split rows' partials are. `in` on a 16-byte
+// boundary (the run checks).
+template <typename T, int B>
+__global__ void __launch_bounds__(512, 1)
+reduce_inner_column_sweep_kernel(const T *__restrict__ in, float *__restrict__ partial, int64_t L, int inner) {
+    constexpr int kWarp = dev::kWarpSize;
+    constexpr int V = gpu::vector_width<T>();
+    gpu::enter_overlapped_kernel();
+    extern __shared__ float column_sums[];  // [row][inner]
+    const int64_t Tn = blockDim.x, P = gridDim.x;
+    const int cv = inner / V;
+    const int64_t slab = Tn * B;  // vectors
+    const int64_t nvec = L * cv;
+    const int64_t full = nvec / slab;
+    float acc[V] = {};
+    for (int64_t s = blockIdx.x; s < full; s += P) {
+        const T *p = in + (s * slab + threadIdx.x) * V;
+        Vec<T, V> v[B];
+#pragma unroll
+        for (int u = 0; u < B; ++u) v[u] = gpu::load_vec<V>(p + u * Tn * V);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            float t[B];
+#pragma unroll
+            for (int u = 0; u < B; ++u) t[u] = dev::to_f32(v[u].v[e]);
+#pragma unroll
+            for (int h = 1; h < B; h *= 2)
+#pragma unroll
+                for (int u = 0; u + h < B; u += 2 * h) t[u] += t[u + h];
+            acc[e] += t[0];
+        }
+    }
+    for (int64_t q = full * slab + int64_t(blockIdx.x) * Tn + threadIdx.x; q < nvec; q += P * Tn) {
+        const Vec<T, V> v = gpu::load_vec<V>(in + q * V);
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += dev::to_f32(v.v[e]);
+    }
+    // Under the warp width, the lanes of a warp alike mod cv hold the same
+    // column and a row of column sums is a warp's; else a row is cv threads.
+    const int lane = int(threadIdx.x) % kWarp;
+    for (int off = cv; off < kWarp; off *= 2)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] += dev::shfl_xor(acc[e], off);
+    if (cv >= kWarp || lane < cv) {
+        const int row = cv >= kWarp ? int(threadIdx.x) / cv : int(threadIdx.x) / kWarp;
+        const int c = cv >= kWarp ? int(threadIdx.x) % cv : lane;
+#pragma unroll
+        for (int e = 0; e < V; ++e) column_sums[row * inner + c * V + e] = acc[e];
+    }
+    __syncthreads();
+    const int rows = int(Tn) / (cv > kWarp ? cv : kWarp);  // halved in a fixed order
+    for (int h = rows / 2; h > 0; h /= 2) {
+        for (int j = threadIdx.x; j < h * inner; j += int(Tn)) column_sums[j] += column_sums[j + h * inner];
+        __syncthreads();
+    }
+    for (int j = threadIdx.x; j < inner; j += int(Tn)) partial[int64_t(j) * P + blockIdx.x] = column_sums[j];
 }
 
 // Sums over a strided axis with one thread per output (inner == 1, axis

@@ -18,14 +18,19 @@
 //     at most 2^20 elements and 16-column tiles for a quarter of the SMs
 //                                                          -> one pass, 16-column tiles
 //     an axis >= 16x an inner run of >= 1024               -> 256-byte tile rows, split
-//     outer 1, whole vectors, 2^22 to under 2^24 elements, axis and inner run
-//     >= 128                                               -> flight tiles (16 rows
+//     outer 1, whole vectors, 2^22 to under 2^24 elements:
+//       16-bit, an axis of 64-128 under a longer inner run -> flight warps (a column's
+//                                          rows joined by shuffles), one pass
+//       16-bit, a dense inner run of 128 under a longer axis
+//                                                          -> column sweep (one moving
+//                                          front of blocks), two passes
+//       axis and inner run >= 128                          -> flight tiles (16 rows
 //                                          in flight a thread), split when tall
 //     otherwise                                            -> inner tile as wide as
 //     the inner run; when outer * tiles cannot fill the GPU's resident blocks the
 //     axis is split in two passes; tiles are narrowed (down to 1 KB rows) only
 //     when the axis is too short to split enough
-// Split passes keep their partial sums in
+// Split passes (and the sweeps) keep their partial sums in
 // the caller's workspace and add them in a fixed order: deterministic, no
 // atomics, no memset. Cluster kernels add their blocks' sums in rank order
 // through distributed shared memory: deterministic too, and no workspace.
@@ -57,6 +62,8 @@ constexpr const char *kPlanOp = "oprt_create_reduce_sum_descriptor";
 //   kInnerTile, kInnerFlight: [0] vector width V, [1] chunks along the axis
 //     (each ceil(L / chunks) long), [2] threads, [3] bx (threads across the inner run)
 //   kSweep: [0] threads, [1] blocks P (partial sums)
+//   kInnerFlightWarp: [0] threads (G and R: kFlightWarpRows, kFlightWarpInFlight)
+//   kInnerColumnSweep: [0] threads, [1] blocks P (partial sums a column; B: kColumnSweepBatch)
 enum Kernel : int32_t {
     kZero = 1,
     kRowsGroup = 2,
@@ -67,6 +74,8 @@ enum Kernel : int32_t {
     kRowsCluster = 7,
     kSweep = 11,
     kInnerFlight = 12,
+    kInnerFlightWarp = 13,
+    kInnerColumnSweep = 14,
     kSmemTree = 9,     // ladder step "smem_tree" (ladder.cuh)
     kWarpShuffle = 10, // ladder step "warp_shuffle" (ladder.cuh)
 };
@@ -168,6 +177,36 @@ constexpr int64_t kFlightMaxElements = int64_t(1) << 24;
 constexpr int64_t kFlightMinSide = 128;
 constexpr int kFlightThreads = 256;
 int flight_rows(int64_t W, int64_t chunks) { return W == 4 && chunks == 1 ? 8 : 16; }
+// Flight warps (reduce_inner_flight_warp_kernel): 16-bit, outer 1, whole
+// 16-byte columns, 2^22 to under 2^24 elements, an axis of kFlightWarpMinAxis
+// to kFlightWarpMaxAxis rows under a longer inner run (the flight tiles' one-pass
+// side): one pass, 256 threads, warps of G = 8 rows by (warp width) / G columns
+// (4 on 32 lanes), R = 16 rows in flight a lane (a warp's round covers G * R =
+// 128 rows). H200, 2026-12-02, camp_reduce_sum_bench, hot / dram: (128, 65536)
+// axis 0 f16 inner_flight 4.36 / 6.59 -> flight_warp t256 g8 r16 3.65 / 6.19 us
+// (torch 3.87 / 6.55), bf16 4.33 / 6.53 -> 3.59 / 6.20. Measured at 128 rows
+// only: longer axes keep the flight tiles; the lower bound (no figure) keeps at
+// least half of a round's loads real. f32 keeps the flight tiles (not measured).
+constexpr int64_t kFlightWarpMaxAxis = 128;
+constexpr int64_t kFlightWarpMinAxis = 64;
+constexpr int kFlightWarpThreads = 256;
+constexpr int kFlightWarpRows = 8;       // G
+constexpr int kFlightWarpInFlight = 16;  // R
+// Column sweep (reduce_inner_column_sweep_kernel, then the row kernel over each
+// column's P partials, as split rows' second pass): 16-bit, outer 1, a dense
+// inner run (axis stride == inner) of exactly kColumnSweepInner elements (16
+// vectors, a power of two dividing the block), 2^22 to under 2^24 elements (so
+// the axis is at least 32768 rows): P = one block of 512 threads a SM, B = 4
+// vectors a thread a slab. H200, 2026-12-02, hot / dram: (65536, 128) axis 0
+// f16 inner_flight_split_two_pass 6.53 / 8.82 -> column_sweep t512 p132 b4
+// 5.75 / 7.78 us (torch 6.58 / 8.40), bf16 6.48 / 8.70 -> 5.77 / 7.73. Other
+// widths and f32 keep the flight tiles (not measured).
+constexpr int64_t kColumnSweepInner = 128;
+constexpr int kColumnSweepThreads = 512;
+constexpr int kColumnSweepBatch = 4;
+static_assert(kColumnSweepThreads % (kColumnSweepInner / 8) == 0 &&
+                  ((kColumnSweepInner / 8) & (kColumnSweepInner / 8 - 1)) == 0,
+              "a row's vectors: a power of two that divides the block");
 constexpr int64_t kFinalizeRowBytes = 128;
 constexpr int64_t kFinalizeRowsPerThread = 4;
 constexpr int64_t kFinalizeMinThreads = 256;
@@ -385,6 +424,41 @@ const void *rows_cluster_kernel(oprt_dtype_t dtype) {
     return nullptr;
 }
 
+// The inner tile kernel over p's axis with V-wide columns, bx of `threads`
+// across, R rows in flight a thread, the axis in `chunks` chunks: chunks > 1
+// write partial rows into the workspace and a second tile pass adds them.
+template <typename T>
+void run_inner_tiles(const AxisPlan &p, const T *in, T *out, void *workspace, const gpu::OuterIndex &ix, int V,
+                     int64_t chunks, int threads, int bx, int R, dev::stream_t stream) {
+    InnerParams q;
+    q.outer = p.outer;
+    q.inner = p.inner;
+    q.L = p.axis_len;
+    q.S = p.in_axis_stride;
+    q.chunks = chunks;
+    q.chunk_len = ceil_div(p.axis_len, chunks);
+    q.ix = ix;
+    const TileShape t = tile_of(p.inner, V, bx, threads);
+    float *partial = chunks == 1 ? nullptr : gpu::aligned_workspace<float>(workspace);
+    launch_inner<T, T>(in, out, partial, q, V, R, t, stream);
+    if (chunks == 1) return;
+    // Second pass: partial is [chunks][outer][inner]; reduce its first axis,
+    // with tiles narrowed like the first pass's so many blocks share it.
+    InnerParams f;
+    f.outer = p.outer;
+    f.inner = p.inner;
+    f.L = chunks;
+    f.S = p.outer * p.inner;
+    f.chunks = 1;
+    f.chunk_len = chunks;
+    f.ix = ix;
+    f.ix.in_row_stride = p.inner;
+    int fv = 4;
+    while (fv > 1 && p.inner % fv != 0) fv /= 2;
+    const TileShape ft = finalize_tile(p.inner, fv, chunks);
+    launch_inner<float, T>(partial, out, nullptr, f, fv, 4, ft, stream);
+}
+
 template <typename T>
 oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
     const T *in = static_cast<const T *>(args.in0);
@@ -444,42 +518,66 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         return launch_rows_cluster(in, out, p.outer, L, int(p.launch[0]), p.launch[1], p.launch[2], ix, stream);
     case kInnerTile:
     case kInnerFlight: {
-        InnerParams q;
-        q.outer = p.outer;
-        q.inner = p.inner;
-        q.L = L;
-        q.S = p.in_axis_stride;
-        q.chunks = p.launch[1];
-        q.chunk_len = ceil_div(L, q.chunks);
-        q.ix = ix;
         int V = int(p.launch[0]);
         const int threads = int(p.launch[2]);
         int bx = int(p.launch[3]);
-        int R = p.kernel == kInnerFlight ? flight_rows(gpu::vector_width<T>(), q.chunks) : 4;
+        int R = p.kernel == kInnerFlight ? flight_rows(gpu::vector_width<T>(), p.launch[1]) : 4;
         if (!gpu::aligned_to(in, size_t(V) * sizeof(T))) {  // same sums, scalar loads, same tile width (inner tile)
             bx = int(clamp64(int64_t(bx) * V, 1, threads));
             V = 1;
             R = 4;
         }
-        const TileShape t = tile_of(p.inner, V, bx, threads);
-        float *partial = q.chunks == 1 ? nullptr : gpu::aligned_workspace<float>(args.workspace);
-        launch_inner<T, T>(in, out, partial, q, V, R, t, stream);
-        if (q.chunks == 1) return OPRT_SUCCESS;
-        // Second pass: partial is [chunks][outer][inner]; reduce its first axis,
-        // with tiles narrowed like the first pass's so many blocks share it.
-        InnerParams f;
-        f.outer = p.outer;
-        f.inner = p.inner;
-        f.L = q.chunks;
-        f.S = p.outer * p.inner;
-        f.chunks = 1;
-        f.chunk_len = q.chunks;
-        f.ix = ix;
-        f.ix.in_row_stride = p.inner;
-        int fv = 4;
-        while (fv > 1 && p.inner % fv != 0) fv /= 2;
-        const TileShape ft = finalize_tile(p.inner, fv, q.chunks);
-        launch_inner<float, T>(partial, out, nullptr, f, fv, 4, ft, stream);
+        run_inner_tiles(p, in, out, args.workspace, ix, V, p.launch[1], threads, bx, R, stream);
+        return OPRT_SUCCESS;
+    }
+    case kInnerFlightWarp: {
+        if constexpr (sizeof(T) == 2) {  // the plan's range: 16-bit only
+            if (gpu::aligned_to(in, gpu::kVectorBytes)) {
+                constexpr int W = gpu::vector_width<T>();
+                constexpr int64_t columns_a_warp = dev::kWarpSize / kFlightWarpRows;
+                const int threads = int(p.launch[0]);
+                const int64_t warps = ceil_div(p.inner / W, columns_a_warp);
+                // A warp for every column group (the kernel does not loop): the
+                // plan's inner runs (under 2^24 elements) need under 2^16 blocks.
+                const int64_t blocks = ceil_div(warps, threads / dev::kWarpSize);
+                gpu::launch_overlapped(&reduce_inner_flight_warp_kernel<T, kFlightWarpInFlight, kFlightWarpRows>,
+                                       unsigned(blocks), unsigned(threads), 0, stream, in, out, L, p.in_axis_stride,
+                                       p.inner);
+                return OPRT_SUCCESS;
+            }
+        }
+        // Off a 16-byte boundary: the inner tile with scalar columns, one pass
+        // (no workspace), as the flight tile's one-pass fallback.
+        run_inner_tiles(p, in, out, nullptr, ix, 1, 1, kFlightThreads, kFlightThreads, 4, stream);
+        return OPRT_SUCCESS;
+    }
+    case kInnerColumnSweep: {
+        constexpr int W = gpu::vector_width<T>();
+        const int64_t P = p.launch[1];
+        if constexpr (sizeof(T) == 2) {  // the plan's range: 16-bit only
+            if (gpu::aligned_to(in, gpu::kVectorBytes)) {
+                const int threads = int(p.launch[0]);
+                float *partial = gpu::aligned_workspace<float>(args.workspace);
+                const int64_t rows = threads / std::max<int64_t>(p.inner / W, dev::kWarpSize);  // of column sums
+                const size_t smem = size_t(rows * p.inner) * sizeof(float);
+                gpu::launch_overlapped(&reduce_inner_column_sweep_kernel<T, kColumnSweepBatch>, unsigned(P),
+                                       unsigned(threads), smem, stream, in, partial, L, int(p.inner));
+                // Second pass: the row kernel over each column's row of P partials.
+                gpu::OuterIndex fix;
+                fix.ndim = 1;
+                fix.shape[0] = p.inner;
+                fix.in_strides[0] = P;
+                fix.out_strides[0] = 1;  // outer 1: the output's inner run from its start
+                fix.in_row_stride = P;
+                launch_rows<float, T>(partial, out, p.inner, P, rows_choice(P, 4, false), fix, stream);
+                return OPRT_SUCCESS;
+            }
+        }
+        // Off a 16-byte boundary: the inner tile with scalar columns, the axis in
+        // P chunks (their partial rows fill the same workspace), 8 vectors' worth
+        // of columns across as the flight tile's split fallback.
+        run_inner_tiles(p, in, out, args.workspace, ix, 1, ceil_div(L, ceil_div(L, P)), kFlightThreads, 8 * W, 4,
+                        stream);
         return OPRT_SUCCESS;
     }
     case kSmemTree:
@@ -612,8 +710,24 @@ oprt_status_t plan(AxisPlan &p) {
     int64_t threads = kInnerThreads;
     TileShape t{};
     const int64_t elems = p.outer * L * p.inner;
-    if (p.outer == 1 && V == W && elems >= kFlightMinElements && elems < kFlightMaxElements &&
-        L >= kFlightMinSide && p.inner >= kFlightMinSide) {
+    const bool flight_range = p.outer == 1 && V == W && elems >= kFlightMinElements && elems < kFlightMaxElements;
+    if (flight_range && W == 8 && L >= kFlightWarpMinAxis && L <= kFlightWarpMaxAxis && p.inner > L) {
+        // Flight warps, one pass (see kFlightWarpMaxAxis).
+        p.launch[0] = kFlightWarpThreads;
+        p.kernel = kInnerFlightWarp;
+        p.kernel_name = "inner_flight_warp";
+        return OPRT_SUCCESS;
+    }
+    if (flight_range && W == 8 && p.inner == kColumnSweepInner && p.in_axis_stride == p.inner && L > p.inner) {
+        // Column sweep, then each column's partials (see kColumnSweepInner).
+        p.launch[0] = kColumnSweepThreads;
+        p.launch[1] = sms;
+        p.kernel = kInnerColumnSweep;
+        p.kernel_name = "inner_column_sweep_two_pass";
+        p.workspace_bytes = size_t(p.inner * sms) * sizeof(float) + kWorkspaceAlign;
+        return OPRT_SUCCESS;
+    }
+    if (flight_range && L >= kFlightMinSide && p.inner >= kFlightMinSide) {
         // Flight tiles (see kFlightMinElements).
         const int64_t bx = L >= p.inner ? 8 : 32;
         t = tile_of(p.inner, int(V), int(bx), kFlightThreads);

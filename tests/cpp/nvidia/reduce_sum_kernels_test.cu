@@ -6,7 +6,11 @@
 //   inner tiles of any width and height, in one pass or two (the axis in
 //     chunks, their partial rows added by a second tile pass, as the plan does),
 //     with 4 rows in flight a thread, and flight tiles (8 or 16) in the same geometries;
-//   the sweep over all elements, its P partials added by the row kernel.
+//   the sweep over all elements, its P partials added by the row kernel;
+//   flight warps (G rows a warp, R in flight) over short and longer axes,
+//     padded axis strides, columns that fill no whole warp;
+//   the column sweep over tall narrow inputs (inner runs of 1 to 32 vectors),
+//     each column's P partials added by the row kernel.
 // Rows of odd lengths, rows off 16-byte boundaries (heads peeled), padded row
 // strides, outputs with gaps; chunks that do not divide the axis; special values
 // (inf, NaN); each output checked against a float64 reference, unwritten
@@ -349,6 +353,146 @@ void check_flights(oprt_dtype_t dt) {
     check_tile<T, W, 16>(dt, 3, 1001, 40 * W, 0, 8, 32, 7);        // outer rows, cut batches
     check_tile<T, W, 8>(dt, 2, 333, 24 * W, 0, 32, 1, 9);          // by == 1: no tree
     check_tile<T, W, 16>(dt, 1, 37, 5 * W, 0, 8, 32, 1);           // fewer rows than threads along the axis
+}
+
+// ---- Flight warps and the column sweep -----------------------------------------------
+
+// out[i] = sum_k in[offset + k * S + i] for i < inner (an L x inner axis, rows
+// S apart, S and inner whole vectors, `offset` whole vectors), by the flight
+// warp kernel with G rows a warp, R in flight, `threads` a block, a warp for
+// every X = 32 / G columns; the output at element out_offset of
+// inner + out_offset + 1 (poisoned around it).
+template <typename T, int R, int G>
+void check_flight_warp(oprt_dtype_t dt, int64_t L, int64_t inner, int64_t S, int64_t offset, int threads,
+                       int64_t out_offset, bool specials = false) {
+    constexpr int64_t W = oprt::gpu::vector_width<T>();
+    const std::string what = std::string("flight warp ") + dtype_name(dt) + " r" + std::to_string(R) + " g" +
+                             std::to_string(G) + " L " + std::to_string(L) + " inner " + std::to_string(inner) +
+                             " S " + std::to_string(S) + " offset " + std::to_string(offset) + " t" +
+                             std::to_string(threads) + " out offset " +
+                             std::to_string(out_offset) + (specials ? " specials" : "");
+    SCOPED_TRACE(what);
+    Tensor in, out;
+    make_tensor(in, dt, {offset + (L - 1) * S + inner}, {}, 0, Fill::kIntegers, 13);
+    make_tensor(out, dt, {inner + out_offset + 1}, {}, 0, Fill::kPoison);
+    if (::testing::Test::HasFatalFailure()) return;
+    if (specials) {  // column 0: +inf; column 1: a NaN; the last: +inf and -inf (NaN)
+        const float inf = std::numeric_limits<float>::infinity();
+        in.set(offset + (L / 2) * S, inf);
+        in.set(offset + (L - 1) * S + 1, std::nanf(""));
+        in.set(offset + inner - 1, inf);
+        in.set(offset + (L - 1) * S + inner - 1, -inf);
+        upload(in);
+    }
+    std::vector<double> want(size_t(inner), 0.0);
+    std::vector<int64_t> out_off(static_cast<size_t>(inner));
+    for (int64_t i = 0; i < inner; ++i) {
+        for (int64_t k = 0; k < L; ++k) want[size_t(i)] += in.get(offset + k * S + i);
+        out_off[size_t(i)] = out_offset + i;
+    }
+    const int64_t warps = (inner / W + oprt::dev::kWarpSize / G - 1) / (oprt::dev::kWarpSize / G);
+    const int64_t per_block = threads / oprt::dev::kWarpSize;
+    const int64_t blocks = (warps + per_block - 1) / per_block;
+    rk::reduce_inner_flight_warp_kernel<T, R, G><<<unsigned(blocks), unsigned(threads)>>>(
+        static_cast<const T *>(in.data()) + offset, static_cast<T *>(out.data()) + out_offset, L, S, inner);
+    NVT_CUDA_OK(cudaGetLastError());
+    download(out);
+    expect_sums(out, out_off, want, what);
+}
+
+template <typename T>
+void check_flight_warps(oprt_dtype_t dt) {
+    constexpr int64_t W = oprt::gpu::vector_width<T>();
+    // The plan's geometry (G = 8, R = 16, 256 threads), at its axis lengths
+    // and past them (several rounds), columns that fill no whole warp.
+    for (int64_t L : {int64_t(128), int64_t(127), int64_t(64), int64_t(300)})
+        check_flight_warp<T, 16, 8>(dt, L, 37 * W, 37 * W, 0, 256, 0);
+    check_flight_warp<T, 16, 8>(dt, 128, 4099 * W, 4099 * W, 0, 256, 3);  // output off 16 bytes: scalar stores
+    check_flight_warp<T, 16, 8>(dt, 128, 1024 * W, 1030 * W, 2 * W, 256, 1, /*specials=*/true);  // padded rows
+    check_flight_warp<T, 16, 8>(dt, 100, 1000 * W, 1000 * W, 0, 256, 0);
+    // Other warp shapes: a row or many a lane, 8 in flight.
+    check_flight_warp<T, 8, 4>(dt, 33, 129 * W, 131 * W, W, 128, 0);
+    check_flight_warp<T, 16, 16>(dt, 7, 65 * W, 65 * W, 0, 512, 0);
+    check_flight_warp<T, 8, 32>(dt, 1000, 9 * W, 9 * W, 0, 256, 0, /*specials=*/true);
+    check_flight_warp<T, 16, 1>(dt, 5, 300 * W, 300 * W, 0, 64, 0);  // G = 1: no shuffle
+}
+
+// The sum over the first axis of a dense L x inner input (from `offset`, whole
+// vectors), inner / V a power of two dividing `threads`: the column sweep with
+// P blocks and B vectors a slab, then the row kernel over each column's P
+// partials (as the plan's second pass); out[i] at 1 + 2 * i (gaps between).
+template <typename T, int B>
+void check_column_sweep(oprt_dtype_t dt, int64_t L, int64_t inner, int64_t offset, int P, int threads,
+                        bool specials = false) {
+    constexpr int64_t W = oprt::gpu::vector_width<T>();
+    const std::string what = std::string("column sweep ") + dtype_name(dt) + " b" + std::to_string(B) + " L " +
+                             std::to_string(L) + " inner " + std::to_string(inner) + " offset " +
+                             std::to_string(offset) + " p" + std::to_string(P) + " t" + std::to_string(threads) +
+                             (specials ? " specials" : "");
+    SCOPED_TRACE(what);
+    Tensor in, out;
+    make_tensor(in, dt, {offset + L * inner}, {}, 0, Fill::kIntegers, 17);
+    make_tensor(out, dt, {2 * inner + 1}, {}, 0, Fill::kPoison);
+    if (::testing::Test::HasFatalFailure()) return;
+    if (specials) {  // column 0: +inf; column 1: a NaN (in the last rows); the last: +inf and -inf (NaN)
+        const float inf = std::numeric_limits<float>::infinity();
+        in.set(offset + (L / 2) * inner, inf);
+        in.set(offset + (L - 1) * inner + 1, std::nanf(""));
+        in.set(offset + inner - 1, inf);
+        in.set(offset + (L - 1) * inner + inner - 1, -inf);
+        upload(in);
+    }
+    std::vector<double> want(size_t(inner), 0.0);
+    std::vector<int64_t> out_off(static_cast<size_t>(inner));
+    for (int64_t i = 0; i < inner; ++i) {
+        for (int64_t k = 0; k < L; ++k) want[size_t(i)] += in.get(offset + k * inner + i);
+        out_off[size_t(i)] = 1 + 2 * i;
+    }
+    DeviceBuffer partial(size_t(inner * P) * sizeof(float));
+    float *p = static_cast<float *>(partial.get());
+    const int64_t rows = threads / std::max<int64_t>(inner / W, oprt::dev::kWarpSize);
+    const size_t smem = size_t(rows * inner) * sizeof(float);
+    rk::reduce_inner_column_sweep_kernel<T, B>
+        <<<unsigned(P), unsigned(threads), smem>>>(static_cast<const T *>(in.data()) + offset, p, L, int(inner));
+    NVT_CUDA_OK(cudaGetLastError());
+    OuterIndex fix;  // column i's P partials: row i
+    fix.ndim = 1;
+    fix.shape[0] = inner;
+    fix.in_row_stride = P;
+    fix.out_strides[0] = 2;
+    T *y = static_cast<T *>(out.data()) + 1;
+    rk::reduce_rows_block_kernel<float, T><<<unsigned(inner), 128>>>(p, y, inner, P, fix);
+    NVT_CUDA_OK(cudaGetLastError());
+    download(out);
+    expect_sums(out, out_off, want, what);
+}
+
+template <typename T>
+void check_column_sweeps(oprt_dtype_t dt) {
+    constexpr int64_t W = oprt::gpu::vector_width<T>();
+    // The plan's geometry (128 elements, 512 threads, B = 4, one block a SM),
+    // whole slabs and an axis whose last vectors fill no slab.
+    check_column_sweep<T, 4>(dt, 65536, 128, 0, 132, 512);
+    check_column_sweep<T, 4>(dt, 65539, 128, 0, 132, 512, /*specials=*/true);
+    check_column_sweep<T, 4>(dt, 3001, 128, W, 132, 512);  // off the allocation's start, whole vectors
+    check_column_sweep<T, 4>(dt, 5, 128, 0, 132, 512);     // no whole slab: the tail only
+    // Other widths: a row of 1, 2, a warp's and 2 warps' vectors; other P, B and blocks.
+    check_column_sweep<T, 8>(dt, 20001, W, 0, 7, 256);
+    check_column_sweep<T, 4>(dt, 20001, 2 * W, 0, 64, 512);
+    check_column_sweep<T, 4>(dt, 10007, 32 * W, 0, 132, 256, /*specials=*/true);
+    check_column_sweep<T, 8>(dt, 4099, 64 * W, 0, 264, 512);
+}
+
+TEST_F(NvidiaReduceSumKernels, FlightWarps) {
+    check_flight_warps<float>(OPRT_DTYPE_F32);
+    check_flight_warps<__half>(OPRT_DTYPE_F16);
+    check_flight_warps<__nv_bfloat16>(OPRT_DTYPE_BF16);
+}
+
+TEST_F(NvidiaReduceSumKernels, ColumnSweep) {
+    check_column_sweeps<float>(OPRT_DTYPE_F32);
+    check_column_sweeps<__half>(OPRT_DTYPE_F16);
+    check_column_sweeps<__nv_bfloat16>(OPRT_DTYPE_BF16);
 }
 
 TEST_F(NvidiaReduceSumKernels, FlightTiles) {
