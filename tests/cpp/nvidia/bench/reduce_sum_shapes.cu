@@ -26,19 +26,9 @@
 //                   axis, the axis in C chunks (C = 1: one pass, no partials);
 //                   "two": the plan's second kernel adds the chunks' partial
 //                   rows.
-// the library's flight tiles (dim 0) and sweep (all elements)
-// are timed through the plan row only;
-// candidates the library does not have (reduce_sum_candidates.cuh), dim 0 of
-// 16-byte-aligned inner runs:
-//   flight_warp tT gG rR
-//                   flight_warp_kernel: one pass, warps of 32 / G columns by G
-//                   rows, R rows in flight a thread, a column's rows joined by
-//                   shuffles (no shared memory); T threads a block;
-//   column_sweep tT pP bB two
-//                   column_sweep_kernel: P blocks of T threads sweep the input
-//                   as one moving front of slabs (B vectors a thread), each
-//                   thread on one column; a second kernel adds each column's P
-//                   partials (the rows pass the split rows use).
+// the library's sweep (all elements), flight tiles, flight warps and column
+// sweep (dim 0) began here as candidates and are timed through the plan row
+// only (--family plan: the plan row alone).
 //
 // Every candidate first runs twice on random data, the output poisoned with NaN
 // before the second run, and its sums are checked against a float64 reference; a candidate that
@@ -85,10 +75,8 @@
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "tests/cpp/nvidia/bench/sweep_common.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
-#include "tests/cpp/nvidia/bench/reduce_sum_candidates.cuh"
 
 namespace rs = oprt::reduce_sum::gpu_kernels;
-namespace bk = oprt::reduce_sum::bench_kernels;
 using oprt::gpu::ceil_div;
 using oprt::gpu::clamp64;
 using oprt::gpu::next_pow2;
@@ -220,17 +208,17 @@ OuterIndex rows_index(int64_t L) {  // dense rows of length L, one output each
 
 // ---- Candidates -----------------------------------------------------------------------
 
-enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile, kFlightWarp, kColumnSweep };
+enum Family { kPlan, kGroup, kBlock, kSplit, kCluster, kTile };
 const char *family_name(Family f);
 
 struct Candidate {
     std::string name;
     Family family = kPlan;
     int threads = 0;
-    int lanes = 0;        // group: lanes a row; tile: bx; flight_warp: G rows a warp
+    int lanes = 0;        // group: lanes a row; tile: bx
     int vec = 0;          // tile: elements a column load (V)
-    int batch = 8;        // vectors in flight a thread (row kernels, flight_warp R, column_sweep B)
-    int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis); column_sweep: P
+    int batch = 8;        // vectors in flight a thread (row kernels)
+    int64_t chunks = 1;   // split / cluster / tile: chunks a row (or along the axis)
     int64_t chunk_len = 0;
     oprt_reduce_sum_descriptor_t plan = nullptr;  // the library
     void *plan_ws = nullptr;
@@ -433,44 +421,6 @@ void launch_tile(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
     else launch_tile_v<T, W / 2>(c, in, out, g);
 }
 
-// flight_warp_kernel over g.L rows of g.inner elements: c.lanes = G, c.batch = R.
-template <typename T, int R>
-void launch_flight_warp_r(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
-    constexpr int64_t W = oprt::gpu::vector_width<T>();
-    const int64_t warps = ceil_div(g.inner / W, 32 / c.lanes);
-    const unsigned blocks = unsigned(ceil_div(warps, c.threads / 32));
-    auto go = [&](auto kernel) {
-        oprt::gpu::launch_overlapped(kernel, blocks, unsigned(c.threads), 0, g_stream, in, out, g.L, g.inner);
-    };
-    switch (c.lanes) {
-    case 4: go(&bk::flight_warp_kernel<T, R, 4>); return;
-    case 8: go(&bk::flight_warp_kernel<T, R, 8>); return;
-    case 16: go(&bk::flight_warp_kernel<T, R, 16>); return;
-    default: go(&bk::flight_warp_kernel<T, R, 32>); return;
-    }
-}
-template <typename T>
-void launch_flight_warp(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
-    if (c.batch == 8) launch_flight_warp_r<T, 8>(c, in, out, g);
-    else launch_flight_warp_r<T, 16>(c, in, out, g);
-}
-
-// column_sweep_kernel (P = c.chunks blocks, B = c.batch), then the rows pass over
-// the inner rows of P partials.
-template <typename T>
-void launch_column_sweep(const Candidate &c, const T *in, T *out, const InnerGeom &g) {
-    constexpr int64_t W = oprt::gpu::vector_width<T>();
-    const int64_t cv = g.inner / W;
-    const size_t smem = size_t(c.threads / std::max<int64_t>(cv, 32)) * size_t(g.inner) * sizeof(float);
-    auto go = [&](auto kernel) {
-        oprt::gpu::launch_overlapped(kernel, unsigned(c.chunks), unsigned(c.threads), smem, g_stream, in, g_ws.partial,
-                                     g.L, int(g.inner));
-    };
-    if (c.batch == 8) go(&bk::column_sweep_kernel<T, 8>);
-    else go(&bk::column_sweep_kernel<T, 4>);
-    launch_partials_pass<T>(g_ws.partial, out, g.inner, c.chunks);
-}
-
 template <typename T>
 void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     const int64_t n = k.rows * k.cols;
@@ -489,8 +439,6 @@ void launch(const Candidate &c, const Case &k, const T *in, T *out) {
     case kSplit: launch_split<T>(c, in, out, rg); return;
     case kCluster: launch_cluster<T>(c, in, out, rg); return;
     case kTile: launch_tile<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
-    case kFlightWarp: launch_flight_warp<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
-    case kColumnSweep: launch_column_sweep<T>(c, in, out, InnerGeom{k.cols, k.rows}); return;
     }
 }
 
@@ -636,45 +584,6 @@ std::vector<Candidate> candidates(const Case &k) {
                 }
             }
         }
-    }
-    if (k.dim == 0 && k.cols % W == 0) {
-        const int64_t inner = k.cols, L = k.rows, cv = inner / W;
-        // flight_warp: one pass, so only for axes of a few rounds and enough
-        // warps for every SM: G rows a warp, R rows in flight (R * G about the
-        // axis, or half).
-        for (int G : {4, 8, 16, 32})
-            for (int threads : {128, 256, 512}) {
-                if (L > 1024 || ceil_div(cv, 32 / G) < int64_t(g_sms) * 4 || G > L) continue;
-                for (int R : {8, 16}) {
-                    if (R == 8 && R * G * 2 < L / 2) continue;  // more than 4 rounds of 8
-                    Candidate c;
-                    c.family = kFlightWarp;
-                    c.vec = int(W);
-                    c.threads = threads;
-                    c.lanes = G;
-                    c.batch = R;
-                    std::snprintf(name, sizeof name, "flight_warp t%d g%d r%d", threads, G, R);
-                    c.shape_key = name;
-                    add(c, "");
-                }
-            }
-        // column_sweep: inner runs of a power-of-two number of vectors up to a
-        // block's threads, axes of at least 4096 rows.
-        if ((cv & (cv - 1)) == 0 && L >= 4096)
-            for (int threads : {256, 512})
-                for (int64_t P : {int64_t(g_sms), 2 * int64_t(g_sms)})
-                    for (int B : {4, 8}) {
-                        if (cv > threads) continue;
-                        Candidate c;
-                        c.family = kColumnSweep;
-                        c.vec = int(W);
-                        c.threads = threads;
-                        c.chunks = P;
-                        c.batch = B;
-                        std::snprintf(name, sizeof name, "column_sweep t%d p%lld b%d", threads, (long long)P, B);
-                        c.shape_key = name;
-                        add(c, "two");
-                    }
     }
     if (!g_families.empty()) {  // --family
         std::vector<Candidate> kept;
@@ -996,8 +905,6 @@ const char *family_name(Family f) {
     case kSplit: return "split";
     case kCluster: return "cluster";
     case kTile: return "tile";
-    case kFlightWarp: return "flight_warp";
-    case kColumnSweep: return "column_sweep";
     }
     return "?";
 }
@@ -1015,7 +922,7 @@ int main(int argc, char **argv) {
         else if (std::strcmp(argv[i], "--family") == 0 && i + 1 < argc) g_families = argv[++i];
         else {
             std::printf("usage: %s [--dtype f32,f16,bf16] [--case ROWSxCOLS:DIM,...] [--all-cases] [--list]\n"
-                        "    [--family group,block,split,cluster,tile,flight_warp,column_sweep]\n",
+                        "    [--family plan,group,block,split,cluster,tile]\n",
                         argv[0]);
             return 2;
         }
