@@ -19,7 +19,7 @@
 //                                                          -> one pass, 16-column tiles
 //     an axis >= 16x an inner run of >= 1024               -> 256-byte tile rows, split
 //     outer 1, whole vectors, 2^22 to under 2^24 elements:
-//       16-bit, an axis of 64-128 under a longer inner run -> flight warps (a column's
+//       16-bit, an axis of 120-128 under a longer inner run -> flight warps (a column's
 //                                          rows joined by shuffles), one pass
 //       16-bit, a dense inner run of 128 under a longer axis
 //                                                          -> column sweep (one moving
@@ -184,11 +184,13 @@ int flight_rows(int64_t W, int64_t chunks) { return W == 4 && chunks == 1 ? 8 : 
 // (4 on 32 lanes), R = 16 rows in flight a lane (a warp's round covers G * R =
 // 128 rows). H200, 2026-12-02, camp_reduce_sum_bench, hot / dram: (128, 65536)
 // axis 0 f16 inner_flight 4.36 / 6.59 -> flight_warp t256 g8 r16 3.65 / 6.19 us
-// (torch 3.87 / 6.55), bf16 4.33 / 6.53 -> 3.59 / 6.20. Measured at 128 rows
-// only: longer axes keep the flight tiles; the lower bound (no figure) keeps at
-// least half of a round's loads real. f32 keeps the flight tiles (not measured).
+// (torch 3.87 / 6.55), bf16 4.33 / 6.53 -> 3.59 / 6.20; (127, 65536) f16 3.61 /
+// 6.19 (hot + dram 9.80 against the best inner tile's 11.68). A short axis leaves
+// half of a round's loads empty: (64, 131072) f16 5.68 / 8.36 against the inner
+// tile's 4.50 / 6.68, so the rule starts just under the measured 127-128 rows.
+// Longer axes keep the flight tiles; f32 keeps them too (not measured).
 constexpr int64_t kFlightWarpMaxAxis = 128;
-constexpr int64_t kFlightWarpMinAxis = 64;
+constexpr int64_t kFlightWarpMinAxis = 120;
 constexpr int kFlightWarpThreads = 256;
 constexpr int kFlightWarpRows = 8;       // G
 constexpr int kFlightWarpInFlight = 16;  // R

@@ -518,7 +518,7 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
 }
 
 // 16-bit first axes in the flight tiles' range (outer 1, whole 16-byte
-// columns, 2^22 to under 2^24 elements): an axis of 64-128 rows under a longer
+// columns, 2^22 to under 2^24 elements): an axis of 120-128 rows under a longer
 // inner run takes flight warps (one pass, no workspace); a dense inner run of
 // 128 under a longer axis the column sweep, then the row kernel over each
 // column's partials (one block a SM). Inputs off a 16-byte boundary run the
@@ -531,8 +531,7 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerFlightWarpAndColumnSweep) {
             check_reduce_sum(dt, {{128, 65536}}, 0);
             check_reduce_sum(dt, {{128, 65536}}, 0, false, Fill::kUniform);
             check_reduce_sum(dt, {{127, 65536}}, 0);  // an odd axis: a round cut short
-            check_reduce_sum(dt, {{64, 65544}}, 0, false, Fill::kUniform);  // the shortest axis, a warp part-filled
-            check_reduce_sum(dt, {{100, 41944}}, 0);  // just over 2^22 elements, columns of no whole block
+            check_reduce_sum(dt, {{120, 34960}}, 0, false, Fill::kUniform);  // the shortest axis, just over 2^22 elements
             check_reduce_sum(dt, {{128, 65536}}, 0, /*keepdims=*/true);
             check_reduce_sum(dt, {{128, 65536}, {65552, 1}}, 0);  // padded rows (axis stride 65552)
             check_reduce_sum(dt, {{128, 2, 32768}}, 0);  // an inner run of two dims
@@ -566,7 +565,8 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerFlightWarpAndColumnSweep) {
         }
         {
             ExpectKernel k("inner_tile");
-            check_reduce_sum(dt, {{63, 131072}}, 0);  // the axis under kFlightWarpMinAxis
+            check_reduce_sum(dt, {{119, 65536}}, 0);  // the axis under kFlightWarpMinAxis
+            check_reduce_sum(dt, {{64, 131072}}, 0, false, Fill::kUniform);
             check_reduce_sum(dt, {{2, 128, 32768}}, 1);  // outer 2
         }
         {
