@@ -38,6 +38,10 @@
 //     it transposed (tnspB = 1): 64-column blocks 8 KB apart (leading byte offset), 8-row K
 //     groups 1024 bytes apart (stride byte offset); a k16 step starts 16 rows (2 KB) further.
 // TMA fills what lies outside the matrix with zeros, so tails of M, N and K need no code.
+// Where all of M fits in fewer rows than a tile (16 x 4096 x 4096), A's box has only M rows
+// (rounded up to 8): the rest of the tile's rows in shared memory are never written, and the
+// rows of C they give are never stored. Zero-filling 48 rows of every stage for nothing
+// slowed those products (TMA counts and writes the filled bytes as it does loaded ones).
 #include "ops/matmul/nvidia/wgmma.cuh"
 #include "ops/matmul/nvidia/smem_opt_in.cuh"
 
@@ -82,6 +86,7 @@ struct Params {
     void *c;
     int64_t c_row, c_col;
     int m, n, k;
+    int stage_bytes;    // bytes a stage receives: A's box (M rows or fewer) and B's
     bool pairs;         // C contiguous along N, pairs of columns 4-byte aligned
     bool tma_store;     // C goes out through shared memory and TMA stores (map_c)
     int splits;         // K pieces; > 1: f32 partial tiles go to `partial`
@@ -448,7 +453,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                     const uint32_t s = it % kStages, parity = (it / kStages) & 1;
                     const uint32_t bar = full + 8 * s;
                     mbar_wait(empty + 8 * s, parity ^ 1);
-                    mbar_arrive_expect_tx(bar, Cfg::kStageBytes);
+                    mbar_arrive_expect_tx(bar, p.stage_bytes);
                     const uint32_t sa = base + s * Cfg::kStageBytes, sb = sa + Cfg::kATileBytes;
                     tma_load_2d(sa, &map_a, kt * kBK, w.m0, bar);
                     if constexpr (BKMajor) {
@@ -642,7 +647,8 @@ template <int BM, int BN, bool Bf16, bool BKMajor>
 cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace, int sms, cudaStream_t stream) {
     using Cfg = Config<BM, BN>;
     CUtensorMap map_a, map_b;
-    if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, BM, kBK)) return cudaErrorInvalidValue;
+    const int64_t a_rows = g.m < BM ? (g.m + 7) / 8 * 8 : BM;  // see "Where all of M fits" above
+    if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, uint32_t(a_rows), kBK)) return cudaErrorInvalidValue;
     const bool b_ok = BKMajor ? encode(&map_b, Bf16, g.b, g.n, g.k, g.b_col, BN, kBK)  // rows N, K contiguous
                               : encode(&map_b, Bf16, g.b, g.k, g.n, g.b_row, kBK, 64);      // rows K, N contiguous
     if (!b_ok) return cudaErrorInvalidValue;
@@ -653,6 +659,7 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
     Params p{};
     p.c = g.c, p.c_row = g.c_row, p.c_col = g.c_col;
     p.m = int(g.m), p.n = int(g.n), p.k = int(g.k);
+    p.stage_bytes = int(a_rows * kBK * 2) + Cfg::kBTileBytes;
     p.pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;
     split_shape(g, choice.splits, p.split_k_tiles, p.splits);
     p.ldp = g.n + g.n % 2;
