@@ -229,20 +229,12 @@ __device__ __forceinline__ void slice_exp2_write(const T *x, T *__restrict__ y, 
     }
 }
 
-// A NaN of this thread's 16-bit vectors of the slice, else 0: the sum of a
-// slice of only -inf and NaN.
-template <typename T>
-__device__ __forceinline__ float slice_nan_or_zero(const T *x, int nv) {
-    constexpr int P = gpu::vector_width<T>();
-    float s = 0.0f;
-    for (int q = threadIdx.x; q < nv; q += blockDim.x) {
-        float f[P];
-        gpu::widen(gpu::load_vec<P>(x + q * P), f);
-#pragma unroll
-        for (int e = 0; e < P; ++e)
-            if (f[e] != f[e]) s = f[e];
-    }
-    return s;
+// The block's max of the slice in x (and, kEnd, of this thread's end element xe).
+template <typename T, bool kEnd>
+__device__ __forceinline__ float block_max(const T *x, int nv, float xe, gpu::BlockReduceScratch<float> &scratch) {
+    float own = slice_max(x, nv);
+    if constexpr (kEnd) own = fmaxf(own, xe);
+    return gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
 }
 
 // The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
@@ -253,9 +245,7 @@ template <typename T, bool kEnd = false>
 __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScratch<float> &scratch,
                                                float xe = 0.0f) {
     constexpr int P = gpu::vector_width<T>();
-    float own = slice_max(x, nv);
-    if constexpr (kEnd) own = fmaxf(own, xe);
-    const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
+    const float m = block_max<T, kEnd>(x, nv, xe, scratch);
     float s = 0.0f;
     if (m == neg_inf()) {  // only -inf and NaN (the max skips NaN; uniform over the block)
         if constexpr (std::is_same<T, float>::value) {  // exp(x - max): 0 for -inf, NaN for NaN
@@ -268,8 +258,14 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
                 }
                 gpu::store_vec<P>(x + q * P, v);
             }
-        } else {  // the sum is 0, or NaN if there is one
-            s = slice_nan_or_zero(x, nv);
+        } else {  // the sum is 0, or a NaN of the slice if there is one
+            for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+                float f[P];
+                gpu::widen(gpu::load_vec<P>(x + q * P), f);
+#pragma unroll
+                for (int e = 0; e < P; ++e)
+                    if (f[e] != f[e]) s = f[e];
+            }
         }
         if constexpr (kEnd)
             if (xe != xe) s = xe;
@@ -383,9 +379,7 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
                                                       gpu::BlockReduceScratch<float> &scratch,
                                                       float xe = 0.0f, T *ye = nullptr) {
     constexpr int P = gpu::vector_width<T>();
-    float own = slice_max(x, nv);
-    if constexpr (kEnd) own = fmaxf(own, xe);
-    const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
+    const float m = block_max<T, kEnd>(x, nv, xe, scratch);
     if (m == neg_inf()) {  // only -inf and NaN (uniform over the block): every output is NaN
         const F32Pair row{m, 0.0f};
         slice_write(x, y, nv, m, row);
