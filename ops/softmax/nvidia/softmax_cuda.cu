@@ -116,7 +116,6 @@ constexpr RegisterRows kRegisterRows[] = {
 };
 constexpr size_t kRegisterRowsCount = std::size(kRegisterRows);
 
-constexpr int64_t kRegisterMaxColsF32 = 16384;  // kRegisterRows' last f32 band
 constexpr int kLongThreads = 1024;
 constexpr int kSplitThreads = 1024;
 constexpr int kSmemThreads = 512;  // rows_block_smem's __launch_bounds__: two blocks an SM
@@ -346,9 +345,10 @@ enum class BulkUse {
     kWhereFaster,  // the plan: row lengths where it measured faster (bulk_faster)
     kWherever,     // the ladder's bulk_async step: every row of >= kBulkMinCols columns
 };
-constexpr int64_t kBulkMinCols = 1024;
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+constexpr int64_t kBulkMinCols = 1024;
+constexpr int64_t kRegisterMaxColsF32 = 16384;  // kRegisterRows' last f32 band
 
 // H200 (2026-11-29): 16-bit rows from 2048 columns (bf16 (8192, 4096) 40.9 us
 // against 46.6 in registers; (2048, 65536) 201 us against 260 two-pass); f32
@@ -450,6 +450,83 @@ const void *bulk_kernel_for(oprt_dtype_t dtype, int vecs = 0) {
            : dtype == OPRT_DTYPE_BF16 ? bulk_kernel_of<dev::bf16_t>(vecs)
                                       : bulk_kernel_of<float>(0);
 }
+
+// Register-form rows from this size on run as a grid of blocks of two rows
+// each instead of one wave of blocks that loop over all rows: blocks that
+// leave let the block scheduler hand the next rows to the SMs that are
+// ahead. H200 (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us, (32768, 4096)
+// 150.5 -> 131.9, (4096, 8192) 40.1 -> 37.6; one row a block leaves nothing
+// to overlap with its load (40.4 us); rows of 4 KB lost ((16384, 2048) f16
+// 36.1 -> 45.7 us).
+constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
+
+// Whether every row of out sits at the same offset from a 16-byte boundary as
+// its row of in, both on element boundaries: the kHeads instances then split
+// every row at the same places in and out.
+bool rows_offsets_alike(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+    if (a % uintptr_t(esize) != 0 || b % uintptr_t(esize) != 0 || (a - b) % uintptr_t(gpu::kVectorBytes) != 0)
+        return false;
+    for (int d = 0; d < p.outer_ndim; ++d)
+        if (p.outer_shape[d] > 1 && ((p.in_outer_strides[d] - p.out_outer_strides[d]) * esize) % gpu::kVectorBytes != 0)
+            return false;
+    return true;
+}
+
+// Whole 16-bit rows in the ring's register form where bulk_row_registers says
+// so, or (heads: rows off 16-byte boundaries) wherever it fits; sets
+// *launched. ring_resident: the plain ring's resident blocks.
+template <typename T>
+oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
+                                        int64_t ring_resident, bool heads, const gpu::DeviceInfo &info,
+                                        dev::stream_t stream, bool *launched) {
+    const int64_t esize = int64_t(sizeof(T));
+    const int vecs = row_register_vecs(esize, threads, q.slice);
+    if (vecs == 0) return OPRT_SUCCESS;
+    auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
+    int64_t resident = 0;
+    const oprt_status_t s = resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
+    if (s != OPRT_SUCCESS) return s;
+    if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
+    q.row_groups = clamp64(resident, 1, q.rows);
+    if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
+        q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
+    gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
+    *launched = true;
+    return OPRT_SUCCESS;
+}
+
+// Split rows: the (max, sum) slots and the row counters set to all ones (no
+// slice published, no row claimed yet), then one cooperative launch of
+// q.row_groups * q.chunks blocks: every block resident at once, so a block
+// waiting for its row's other slices never waits for a block that cannot start.
+template <typename T>
+oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRows q, const ExecArgs &args,
+                                const T *in, T *out, int threads, size_t smem, dev::stream_t stream) {
+    q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
+    q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
+    cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, bulk_split_state_bytes(q.rows, q.chunks), stream);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots and row counters)", int(e));
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(q.row_groups * q.chunks), 1, 1);
+    config.blockDim = dim3(unsigned(threads), 1, 1);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    e = cudaLaunchKernelEx(&config, kernel, in, out, q);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)", int(e));
+    }
+    return OPRT_SUCCESS;
+}
 #endif
 
 // Replaces a dense-row plan by the bulk kernel where `use` says so and it
@@ -533,85 +610,6 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
 #endif
     return OPRT_SUCCESS;
 }
-
-#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-// Register-form rows from this size on run as a grid of blocks of two rows
-// each instead of one wave of blocks that loop over all rows: blocks that
-// leave let the block scheduler hand the next rows to the SMs that are
-// ahead. H200 (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us, (32768, 4096)
-// 150.5 -> 131.9, (4096, 8192) 40.1 -> 37.6; one row a block leaves nothing
-// to overlap with its load (40.4 us); rows of 4 KB lost ((16384, 2048) f16
-// 36.1 -> 45.7 us).
-constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
-
-// Whether every row of out sits at the same offset from a 16-byte boundary as
-// its row of in, both on element boundaries: the kHeads instances then split
-// every row at the same places in and out.
-bool rows_offsets_alike(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
-    if (a % uintptr_t(esize) != 0 || b % uintptr_t(esize) != 0 || (a - b) % uintptr_t(gpu::kVectorBytes) != 0)
-        return false;
-    for (int d = 0; d < p.outer_ndim; ++d)
-        if (p.outer_shape[d] > 1 && ((p.in_outer_strides[d] - p.out_outer_strides[d]) * esize) % gpu::kVectorBytes != 0)
-            return false;
-    return true;
-}
-
-// Whole 16-bit rows in the ring's register form where bulk_row_registers says
-// so, or (heads: rows off 16-byte boundaries) wherever it fits; sets
-// *launched. ring_resident: the plain ring's resident blocks.
-template <typename T>
-oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
-                                        int64_t ring_resident, bool heads, const gpu::DeviceInfo &info,
-                                        dev::stream_t stream, bool *launched) {
-    const int64_t esize = int64_t(sizeof(T));
-    const int vecs = row_register_vecs(esize, threads, q.slice);
-    if (vecs == 0) return OPRT_SUCCESS;
-    auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
-    int64_t resident = 0;
-    const oprt_status_t s = resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
-    if (s != OPRT_SUCCESS) return s;
-    if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
-    q.row_groups = clamp64(resident, 1, q.rows);
-    if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
-        q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
-    gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
-    *launched = true;
-    return OPRT_SUCCESS;
-}
-
-// Split rows: the (max, sum) slots and the row counters set to all ones (no
-// slice published, no row claimed yet), then one cooperative launch of
-// q.row_groups * q.chunks blocks: every block resident at once, so a block
-// waiting for its row's other slices never waits for a block that cannot start.
-template <typename T>
-oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRows q, const ExecArgs &args,
-                                const T *in, T *out, int threads, size_t smem, dev::stream_t stream) {
-    q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
-    q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
-    cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, bulk_split_state_bytes(q.rows, q.chunks), stream);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots and row counters)", int(e));
-    }
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(q.row_groups * q.chunks), 1, 1);
-    config.blockDim = dim3(unsigned(threads), 1, 1);
-    config.dynamicSmemBytes = smem;
-    config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeCooperative;
-    attr[0].val.cooperative = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    e = cudaLaunchKernelEx(&config, kernel, in, out, q);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)", int(e));
-    }
-    return OPRT_SUCCESS;
-}
-#endif
 
 template <typename T>
 oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
