@@ -136,20 +136,35 @@ __device__ __forceinline__ void for_each_vector(const T *__restrict__ x, int64_t
 }
 
 // Running (max, sum) of x[0..n) over nt cooperating threads: vectors after
-// the elements before x's first 16-byte boundary.
+// the elements before x's first 16-byte boundary; four vectors in flight.
 template <typename T>
 __device__ __forceinline__ F32Pair span_stats(const T *__restrict__ x, int64_t n, int64_t tid, int64_t nt) {
     constexpr int P = gpu::vector_width<T>();
     const int64_t head = gpu::elements_before_vector_boundary(x, n);
     F32Pair ms = empty_pair();
     for (int64_t i = tid; i < head; i += nt) online_add(ms, dev::to_f32(x[i]));
+    const T *body = x + head;
     const int64_t nvec = (n - head) / P;
-    for_each_vector(x + head, nvec, tid, nt, [&](int64_t, const Vec<T, P> &v) {
+    int64_t q = tid;
+    for (; q + 3 * nt < nvec; q += 4 * nt) {
+        Vec<T, P> v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = gpu::load_vec<P>(body + (q + u * nt) * P);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+            float f[P];
+#pragma unroll
+            for (int e = 0; e < P; ++e) f[e] = dev::to_f32(v[u].v[e]);
+            online_add_vec<P>(ms, f);
+        }
+    }
+    for (; q < nvec; q += nt) {
+        const Vec<T, P> v = gpu::load_vec<P>(body + q * P);
         float f[P];
 #pragma unroll
         for (int e = 0; e < P; ++e) f[e] = dev::to_f32(v.v[e]);
         online_add_vec<P>(ms, f);
-    });
+    }
     for (int64_t i = head + nvec * P + tid; i < n; i += nt) online_add(ms, dev::to_f32(x[i]));
     return ms;
 }
