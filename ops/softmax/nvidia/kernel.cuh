@@ -92,28 +92,23 @@ struct CombineOp {
 
 __device__ __forceinline__ F32Pair empty_pair() { return F32Pair{neg_inf(), 0.0f}; }
 
-// How a row (x in, y out) is read and written with 16-byte vectors. kHeads:
-// its `head` elements before x's first 16-byte boundary go one per thread
-// (head < threads), the rest as vectors, when y sits at the same offset from
-// a boundary; otherwise vec is false and the row goes element by element.
-// Rows of odd length thus keep their vectors ((8192, 4095) bf16: 138 us with
-// vectors on aligned rows only; H200, 2026-11-30). Without kHeads (every row
-// aligned, checked at launch) head is 0 and costs no registers.
+// How a row (x in, y out) is read and written with 16-byte vectors: its
+// `head` elements before x's first 16-byte boundary go one per thread (head <
+// threads), the rest as vectors, when y sits at the same offset from a
+// boundary; otherwise vec is false and the row goes element by element. Rows
+// of odd length thus keep their vectors ((8192, 4095) bf16: 138 us with
+// vectors on aligned rows only; H200, 2026-11-30).
 struct RowHead {
     int64_t head;
     bool vec;
 };
-template <bool kHeads, typename T>
+template <typename T>
 __device__ __forceinline__ RowHead row_head(const T *x, const T *y, int64_t L, int64_t threads) {
     const uintptr_t mx = reinterpret_cast<uintptr_t>(x) % gpu::kVectorBytes;
     const uintptr_t my = reinterpret_cast<uintptr_t>(y) % gpu::kVectorBytes;
-    if constexpr (!kHeads) {
-        return RowHead{0, mx == 0 && my == 0};
-    } else {
-        const int64_t h = gpu::elements_before_vector_boundary(x, L);
-        if (mx != my || mx % sizeof(T) != 0 || h >= threads) return RowHead{0, false};
-        return RowHead{h, true};
-    }
+    const int64_t h = gpu::elements_before_vector_boundary(x, L);
+    if (mx != my || mx % sizeof(T) != 0 || h >= threads) return RowHead{0, false};
+    return RowHead{h, true};
 }
 
 // ---- Streaming spans (rows longer than shared memory holds) ----------------------
@@ -223,7 +218,7 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
         const int64_t n = p.L;
         // The row's elements before its first 16-byte boundary (row_head) go
         // with the streamed tail; the cached part starts at the boundary.
-        const RowHead rh = row_head<true>(in + io, out + oo, n, nt);
+        const RowHead rh = row_head(in + io, out + oo, n, nt);
         const T *head_x = in + io;
         T *head_y = out + oo;
         const T *x = head_x + rh.head;

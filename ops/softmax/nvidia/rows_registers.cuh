@@ -71,7 +71,7 @@ __device__ __forceinline__ RowAt row_at(const T *in, const T *out, int64_t row, 
     RowAt r{row * L, row * L, 0, 0, true, row < rows};
     if constexpr (kGeneral) {
         if (r.valid) ix.offsets(row, &r.io, &r.oo);
-        const RowHead rh = r.valid ? row_head<true>(in + r.io, out + r.oo, L, kThreads) : RowHead{0, false};
+        const RowHead rh = r.valid ? row_head(in + r.io, out + r.oo, L, kThreads) : RowHead{0, false};
         r.head = int(rh.head);
         r.vec = rh.vec;
     }
