@@ -506,26 +506,19 @@ oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRo
     q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
     q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
     cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, bulk_split_state_bytes(q.rows, q.chunks), stream);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots and row counters)", int(e));
+    const char *what = "cudaMemsetAsync(softmax slice slots and row counters)";
+    if (e == cudaSuccess) {
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeCooperative;
+        attr.val.cooperative = 1;
+        const cudaLaunchConfig_t config{dim3(unsigned(q.row_groups * q.chunks)), dim3(unsigned(threads)), smem, stream,
+                                        &attr, 1};
+        e = cudaLaunchKernelEx(&config, kernel, in, out, q);
+        what = "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)";
     }
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(q.row_groups * q.chunks), 1, 1);
-    config.blockDim = dim3(unsigned(threads), 1, 1);
-    config.dynamicSmemBytes = smem;
-    config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeCooperative;
-    attr[0].val.cooperative = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    e = cudaLaunchKernelEx(&config, kernel, in, out, q);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)", int(e));
-    }
-    return OPRT_SUCCESS;
+    if (e == cudaSuccess) return OPRT_SUCCESS;
+    (void)cudaGetLastError();
+    return gpu::runtime_error(kOp, what, int(e));
 }
 #endif
 
