@@ -9,9 +9,15 @@
 //                                             rows_block_smem
 //     longer: rows < 2 * SMs (f32), < SMs / 2 (16-bit) -> split two-pass; else
 //                                             a block per row, two passes
-//     then on sm_90 where bulk_faster -> the bulk-copy ring (bulk_kernel.cuh).
+//     then on sm_90 (bulk_faster: 16-bit from 2048 columns, f32 beyond 16384,
+//     unless a measured kRegisterRows entry takes the row) -> the bulk-copy ring
+//     (bulk_kernel.cuh): a row per block (16-bit rows of up to 8192 with the
+//     exps in registers, from 4096 in blocks of two rows), or split over
+//     blocks that swap (max, sum), claiming rows with >= 16 row groups a wave.
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
-// Rows off 16-byte boundaries are seen at execute time (rows_aligned).
+// Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
+// out at the same offset, the ring's head-peeling instances; otherwise the
+// dense-row kernels.
 #include <cstdint>
 #include <iterator>
 
