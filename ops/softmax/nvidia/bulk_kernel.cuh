@@ -1,18 +1,17 @@
-// softmax of dense rows loaded by bulk asynchronous copies (sm_90, NVIDIA only;
-// softmax_cuda.cu includes it where OPRT_DEVICE_HAS_BULK_COPY_LAUNCH is 1;
-// the design: docs/kernels/softmax.md, step 5).
+// softmax of dense rows loaded by bulk asynchronous copies (sm_90, NVIDIA
+// only; softmax_cuda.cu includes it where OPRT_DEVICE_HAS_BULK_COPY_LAUNCH is
+// 1; design: docs/kernels/softmax.md, step 5).
 //
-// HBM is read once and written once, and the SM always has several slices in
-// flight: each block owns a slice of a row (the whole row, or one of `chunks`)
-// and a ring of `stages` shared-memory buffers that the copy unit fills with
-// its next rows' slices while it reduces and writes the current one. Split
-// rows swap their slices' (max, sum) through one 8-byte workspace slot per
-// slice (all ones before the launch; a slot carries its whole message, so no
-// counters or fences); the launch is cooperative, so every block of a row is
-// resident and the wait ends. Per slice: a block max, the exps and a block sum
-// (f32 keeps the exps in place; 16-bit slices recompute them in the write
-// pass, one FFMA and one 2^x an element: exp2_arg), then for split rows the
-// row's (max, sum) from every slice's pair.
+// HBM is read once and written once, with several slices in flight: each
+// block owns a slice of a row (the whole row, or one of `chunks`) and a ring
+// of `stages` shared-memory buffers that the copy unit fills with its next
+// rows' slices while it reduces and writes the current one. Per slice: a
+// block max, the exps and a block sum (f32 keeps the exps in place; 16-bit
+// slices recompute them in the write pass, one FFMA and one 2^x an element).
+// Split rows swap their slices' (max, sum) through one 8-byte workspace slot
+// per slice (all ones before the launch; a slot carries its whole message, so
+// no counters or fences); the launch is cooperative, so every block of a row
+// is resident and the wait ends.
 #pragma once
 
 #include <cstdint>
@@ -40,8 +39,8 @@ struct BulkRows {
 constexpr int kBulkMaxThreads = 512;
 constexpr int kBulkMinStages = 3;  // the slice being written, the next one reduced, one in flight
 constexpr int kBulkMaxStages = 8;
-// An unpublished (max, sum) slot: a max with all bits set is a NaN, which a
-// published max never is (fmaxf skips NaN and starts from -inf).
+// An unpublished slot: a max with all bits set is a NaN, which a published
+// max never is (fmaxf skips NaN and starts from -inf).
 constexpr unsigned long long kSlotEmpty = ~0ull;
 
 __device__ __forceinline__ unsigned long long pack_pair(F32Pair v) {
@@ -52,7 +51,7 @@ __device__ __forceinline__ F32Pair unpack_pair(unsigned long long bits) {
 }
 
 // One 8-byte store (single-copy atomic): the slot holds the whole pair or
-// nothing. Relaxed: the pair is the whole message, nothing else is ordered by it.
+// nothing. Relaxed: nothing else is ordered by it.
 __device__ __forceinline__ void publish_slot(unsigned long long *slot, F32Pair v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(slot), "l"(pack_pair(v)) : "memory");
@@ -68,16 +67,15 @@ __device__ __forceinline__ unsigned long long load_slot(const unsigned long long
 }
 
 // Slots each lane of warp 0 reads at once: one round trip to L2 for up to
-// 128 slices, instead of one per slot (more would hold more registers: the
-// join keeps a batch for its two passes).
+// 128 slices (more would hold more registers: the join keeps a batch for its
+// two passes).
 constexpr int kSlotBatch = 4;
 
-// Warp 0 reads the first kEarlySlots slots of each lane (slices c < 32 *
-// kEarlySlots, slice c on lane c % 32) early, before the block reduces its
-// next slice: the round trip to L2, microseconds while HBM streams, then
-// overlaps that work instead of stalling the whole block at the join (an ncu
-// profile of bf16 (2048, 65536) put 42% of all stall samples on the barrier
-// behind the slot loads). kSlotEmpty elsewhere.
+// Warp 0 reads the first kEarlySlots slots of each lane (slice c on lane c %
+// 32) before the block reduces its next slice, so the round trip to L2
+// overlaps that work instead of stalling the block at the join (ncu, bf16
+// (2048, 65536): 42% of all stall samples on the barrier behind the slot
+// loads). kSlotEmpty elsewhere.
 constexpr int kEarlySlots = 4;
 static_assert(kEarlySlots <= kSlotBatch, "the early slots are part of the join's first batch");
 struct EarlySlots {
@@ -99,12 +97,11 @@ __device__ __forceinline__ EarlySlots load_early_slots(const BulkRows &p, int64_
 __device__ __forceinline__ float sum_against(F32Pair v, float m) { return v.b == 0.0f ? 0.0f : v.b * exp_f32(v.a - m); }
 
 // The row's (max, sum) from every slice's published pair, joined by warp 0:
-// the max first, then the sum of every slice's sum against it, so the exps are
-// independent instead of a chain of pairwise combines (the join is on every
-// block's critical path). Slice c sits on lane c % 32; a lane joins its slices
-// in increasing c, then butterflies join the lanes: a fixed order, so every
-// block of the row computes the same bits; broadcast through `row_stats`.
-// `early`: this lane's load_early_slots; slots still empty then are read again.
+// the max first, then every slice's sum against it (independent exps, not a
+// chain of combines: the join is on every block's critical path). A lane
+// joins its slices in increasing c, then butterflies join the lanes: a fixed
+// order, the same bits in every block of the row; broadcast through
+// `row_stats`. `early`: load_early_slots; slots still empty are read again.
 __device__ __forceinline__ F32Pair join_row_slices(const BulkRows &p, int64_t row, const EarlySlots &early,
                                                    F32Pair *row_stats) {
     constexpr int W = dev::kWarpSize;
@@ -171,13 +168,12 @@ __device__ __forceinline__ float slice_max(const T *x, int nv) {
 }
 
 // ---- 16-bit slices: exp as the special-function unit's 2^x ------------------
-// exp(x - m) = 2^((x - m) log2(e)). The exponent minus a constant c, as one
+// exp(x - m) = 2^((x - m) log2(e)), the exponent minus a constant c as one
 // FFMA: x log2(e) - (m log2(e) + c) when |m| <= kFoldMaxAbs ("folded": the
-// constant rounded and log2(e) rounded cost under 2^-16 in the exponent, a
-// relative 1e-5 in the result, far below a 16-bit output's half unit), else
-// (x - m) log2(e) - c, the difference first (m log2(e) rounded would be off by
-// more than 1 near the range limits). The loops walk pointers (no index
-// arithmetic per vector) and widen bf16 pairs with gpu::widen.
+// roundings cost under 2^-16 in the exponent, a relative 1e-5, far below a
+// 16-bit output's half unit), else (x - m) log2(e) - c (m log2(e) rounded
+// would be off by more than 1 near the range limits). The loops walk
+// pointers and widen bf16 pairs with gpu::widen.
 constexpr float kFoldMaxAbs = 64.0f;
 
 __device__ __forceinline__ bool exp2_folds(float m) { return fabsf(m) <= kFoldMaxAbs; }
@@ -197,8 +193,7 @@ struct Exp2Form {
 __device__ __forceinline__ Exp2Form sum_exponent(float m) {
     return exp2_folds(m) ? Exp2Form{true, m * kLog2e} : Exp2Form{false, 0.0f};
 }
-// exp(x - m) of one element (times 2^-c) by the loops' formula: the ends of
-// rows off boundaries and the register form get the slices' bits.
+// exp(x - m) of one element (times 2^-c) by the loops' formula (the same bits).
 __device__ __forceinline__ float exp2_element(float x, float m, Exp2Form w) {
     return dev::exp2_approx(w.folded ? exp2_arg<true>(x, m, w.mc) : exp2_arg<false>(x, m, w.mc));
 }
@@ -234,34 +229,23 @@ __device__ __forceinline__ void slice_exp2_write(const T *x, T *__restrict__ y, 
     }
 }
 
-// A NaN of this thread's 16-bit vectors of the slice, else 0: the sum of a
-// slice of only -inf and NaN.
-template <typename T>
-__device__ __forceinline__ float slice_nan_or_zero(const T *x, int nv) {
-    constexpr int P = gpu::vector_width<T>();
-    float s = 0.0f;
-    for (int q = threadIdx.x; q < nv; q += blockDim.x) {
-        float f[P];
-        gpu::widen(gpu::load_vec<P>(x + q * P), f);
-#pragma unroll
-        for (int e = 0; e < P; ++e)
-            if (f[e] != f[e]) s = f[e];
-    }
-    return s;
+// The block's max of the slice in x (and, kEnd, of this thread's end element xe).
+template <typename T, bool kEnd>
+__device__ __forceinline__ float block_max(const T *x, int nv, float xe, gpu::BlockReduceScratch<float> &scratch) {
+    float own = slice_max(x, nv);
+    if constexpr (kEnd) own = fmaxf(own, xe);
+    return gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
 }
 
 // The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
-// slices keep exp(x - max) in place (each thread its own slots). Loop indices
-// are 32-bit: a slice is at most a shared-memory buffer. kEnd (rows off
-// 16-byte boundaries, kHeads): this thread's end element xe (-inf where it
-// has none) counts in the max and the sum too.
+// slices keep exp(x - max) in place (each thread its own slots). 32-bit
+// indices: a slice fits a buffer. kEnd (kHeads): this thread's end element
+// xe (-inf where it has none) counts too.
 template <typename T, bool kEnd = false>
 __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScratch<float> &scratch,
                                                float xe = 0.0f) {
     constexpr int P = gpu::vector_width<T>();
-    float own = slice_max(x, nv);
-    if constexpr (kEnd) own = fmaxf(own, xe);
-    const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
+    const float m = block_max<T, kEnd>(x, nv, xe, scratch);
     float s = 0.0f;
     if (m == neg_inf()) {  // only -inf and NaN (the max skips NaN; uniform over the block)
         if constexpr (std::is_same<T, float>::value) {  // exp(x - max): 0 for -inf, NaN for NaN
@@ -274,8 +258,14 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
                 }
                 gpu::store_vec<P>(x + q * P, v);
             }
-        } else {  // the sum is 0, or NaN if there is one
-            s = slice_nan_or_zero(x, nv);
+        } else {  // the sum is 0, or a NaN of the slice if there is one
+            for (int q = threadIdx.x; q < nv; q += blockDim.x) {
+                float f[P];
+                gpu::widen(gpu::load_vec<P>(x + q * P), f);
+#pragma unroll
+                for (int e = 0; e < P; ++e)
+                    if (f[e] != f[e]) s = f[e];
+            }
         }
         if constexpr (kEnd)
             if (xe != xe) s = xe;
@@ -300,15 +290,15 @@ __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScr
 }
 
 // The 16-bit write pass's exponent x log2(e) - (max log2(e) + log2(sum)):
-// the division folded into the constant (mc), like the sum's exponent.
+// the division folded into the constant.
 __device__ __forceinline__ Exp2Form write_exponent(F32Pair row) {
     const float lg = dev::log2_approx(row.b);
     return exp2_folds(row.a) ? Exp2Form{true, fmaf(row.a, kLog2e, lg)} : Exp2Form{false, lg};
 }
 
 // y = the softmax of the slice in x, given the slice's own max (f32: x holds
-// exp(x - own max)) and the row's (max, sum). The stores are stated 16-byte
-// stores (store_vec_global): plain vector stores came out as four 4-byte ones.
+// exp(x - own max)) and the row's (max, sum). Stated 16-byte stores: plain
+// vector stores came out as four 4-byte ones.
 template <typename T>
 __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int nv, float own_max, F32Pair row) {
     constexpr int P = gpu::vector_width<T>();
@@ -328,8 +318,7 @@ __device__ __forceinline__ void slice_write(const T *x, T *__restrict__ y, int n
     }
 }
 
-// The output of an end element xe of a slice by slice_write's formula (the
-// same bits the slice's vectors would give it): f32 from the slice's own max.
+// The output of an end element xe by slice_write's formula (the same bits).
 template <typename T>
 __device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
     if constexpr (std::is_same<T, float>::value) {
@@ -341,13 +330,11 @@ __device__ __forceinline__ T end_output(float xe, float own_max, F32Pair row) {
     }
 }
 
-// A row off 16-byte boundaries (kHeads): the buffer holds its middle, from
-// the row's first 128-byte line boundary on, whole vectors; the elements
-// before it (the head, under one line) and the up to P - 1 after it (the
-// tail) are read and written one per thread: threads 0 .. kLineElems - 1 the
-// head, kLineElems on the tail. The middle starts on a line because bulk
-// copies of rows at differing offsets within their lines ran ~5% slower
-// than of rows on line boundaries (H200, 2026-11-30).
+// A row off 16-byte boundaries (kHeads): the buffer holds its middle, whole
+// vectors from the row's first 128-byte line on (copies at differing offsets
+// within their lines ran ~5% slower; H200, 2026-11-30); the head before it
+// and the up to P - 1 elements after it (the tail) go one per thread:
+// threads 0 .. kLineElems - 1 the head, kLineElems on the tail.
 constexpr int64_t kLineBytes = 128;
 struct RowEnds {
     int64_t head;  // elements before the middle
@@ -380,11 +367,10 @@ __device__ __forceinline__ int64_t row_end_element(RowEnds r, int64_t L) {
 
 // Whole 16-bit rows of at most V vectors a thread (blocks of at most
 // kRowRegisterThreads): the exps stay in registers from the sum to the write
-// pass, so each element takes one 2^x instead of two (the ring's write pass
-// recomputes them; ncu put the special-function pipe at 59% there). V is 4
-// (80 registers a thread) or, for rows of up to 16384 elements, 8 (114).
-// kEnd: xe is this thread's head or tail element (-inf where it has none),
-// written to *ye.
+// pass, one 2^x an element instead of two (ncu put the special-function pipe
+// at 59% in the ring's write pass). V is 4 (80 registers a thread) or, for
+// rows of up to 16384 elements, 8 (114). kEnd: xe is this thread's head or
+// tail element (-inf where it has none), written to *ye.
 constexpr int kRowRegisterThreads = 256;
 constexpr int kRowRegisterMaxVecs = 8;
 
@@ -393,9 +379,7 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
                                                       gpu::BlockReduceScratch<float> &scratch,
                                                       float xe = 0.0f, T *ye = nullptr) {
     constexpr int P = gpu::vector_width<T>();
-    float own = slice_max(x, nv);
-    if constexpr (kEnd) own = fmaxf(own, xe);
-    const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
+    const float m = block_max<T, kEnd>(x, nv, xe, scratch);
     if (m == neg_inf()) {  // only -inf and NaN (uniform over the block): every output is NaN
         const F32Pair row{m, 0.0f};
         slice_write(x, y, nv, m, row);
@@ -442,20 +426,17 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 }
 
 // Iteration k of a block reduces row k + 1's slice before it writes row k's:
-// a split row's pairs arrive while the block works, so it rarely waits.
-// kRowVecs (4 or 8; 0: the slice passes): whole 16-bit rows held in registers
-// (row_softmax_registers), at most kRowVecs vectors a thread, a row reduced
-// and written before the next; its own instances, so their registers do not
-// cost the split form's blocks their occupancy.
-// kHeads: rows off 16-byte boundaries, or of a length that is not whole
-// vectors, in and out at the same offset from a boundary: the buffers
-// get the row's aligned middle, the ends go one per thread (of the row's
-// first block, for split rows).
-// kClaim (split rows): each block's first `stages` rows are those of its row
+// a split row's pairs arrive while the block works.
+// kRowVecs (4 or 8; 0: the slice passes): whole 16-bit rows in registers
+// (row_softmax_registers), a row reduced and written before the next; own
+// instances, so their registers cost the split form no occupancy.
+// kHeads: rows off 16-byte boundaries or not whole vectors, in and out at
+// the same offset: the buffers get the row's aligned middle, the ends go one
+// per thread (of the row's first block, for split rows).
+// kClaim (split rows): a block's first `stages` rows are those of its row
 // group, the next ones claimed from its slice's counter, one claim ahead.
-// Every slice's rows are claimed in increasing order and each block works its
-// own in that order, so the lowest unfinished row always has (or gets) a
-// block for every slice that reaches it: the joins end.
+// Rows are claimed and worked in increasing order, so the lowest unfinished
+// row always has a block for every slice: the joins end.
 template <typename T, int kRowVecs = 0, bool kHeads = false, bool kClaim = false>
 __global__ void __launch_bounds__(kRowVecs > 0 ? kRowRegisterThreads : kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
@@ -496,6 +477,10 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     // bit b of `phases` is the parity the next wait on buffer b expects.
     auto buffer = [&](int b) { return ring + b * p.slice; };
     uint32_t phases = 0;
+    auto wait_buffer = [&](int b) {
+        gpu::bulk::wait(&full[b], (phases >> b) & 1u);
+        phases ^= 1u << b;
+    };
 
     // Thread 0 asks for the slice of the block's k-th row into buffer b.
     auto fetch = [&](int k, int b) {
@@ -549,8 +534,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
             const float xe = next_end;
             if constexpr (kHeads) next_end = end_element(k + 1);
-            gpu::bulk::wait(&full[b], (phases >> b) & 1u);
-            phases ^= 1u << b;
+            wait_buffer(b);
             int64_t io, oo;
             p.ix.offsets(row_of(k), &io, &oo);
             if constexpr (kHeads) {
@@ -593,8 +577,7 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
     // Waits for row k's slice in buffer b and reduces it (with the end element
     // xe); split rows publish the pair.
     auto stats = [&](int k, int b, float xe, Share *g) {
-        gpu::bulk::wait(&full[b], (phases >> b) & 1u);
-        phases ^= 1u << b;
+        wait_buffer(b);
         T *const slice = buffer(b);  // before the share, as it was: the 16-bit instances' PTX stays as measured
         int64_t io, oo;
         RowEnds r;

@@ -1,14 +1,10 @@
-// softmax kernels, shared by every GPU backend through device_traits.cuh.
+// softmax kernels, shared by every GPU backend through device_traits.cuh:
 // out = exp(x - max) / sum(exp(x - max)) along one axis, in f32, rounded once
 // on store. NaN propagates (through the sum); a slice of all -inf gives NaN,
-// as in PyTorch (exp(-inf - -inf) is NaN).
-//
-// Kernels by row length (dense rows): a group of threads per row with the
-// row in registers (rows_registers.cuh); a block per row with the row in
-// shared memory; longer rows: a streaming pass that keeps a
-// running (max, sum) followed by a writing pass, one block per row or split
-// over several blocks per row. Non-last axes take a strided path: threads
-// across the inner run, the same running (max, sum), then a writing pass.
+// as in PyTorch (exp(-inf - -inf) is NaN). Here: the running (max, sum)
+// rules, dense rows in one block's shared memory, longer rows in two
+// streaming passes (a block per row, or split over blocks), and the strided
+// kernels for other layouts. Shorter rows: rows_registers.cuh.
 #pragma once
 
 #include <cstdint>
@@ -28,9 +24,9 @@ using gpu::Vec;
 // float64 reference, which __expf's |x|-proportional error would not.
 __device__ __forceinline__ float exp_f32(float x) { return expf(x); }
 
-// exp(x) at the precision the output type keeps: the accurate expf for f32;
-// for f16/bf16 outputs (11 or 8 significant bits) the special-function unit's
-// 2^x, one instruction instead of ~10, which keeps 16-bit rows memory-bound.
+// exp(x) at the precision the output keeps: expf for f32; for f16/bf16 (11
+// or 8 significant bits) the special-function unit's 2^x, one instruction
+// instead of ~10, which keeps 16-bit rows memory-bound.
 constexpr float kLog2e = 1.44269504088896341f;
 
 template <typename T>
@@ -96,34 +92,43 @@ struct CombineOp {
 
 __device__ __forceinline__ F32Pair empty_pair() { return F32Pair{neg_inf(), 0.0f}; }
 
-// How a row (x in, y out) is read and written with 16-byte vectors.
-// kHeads: its first `head` elements, those before x's first 16-byte boundary,
-// go one by one (one per thread: head < threads), the rest as vectors from
-// there, when y sits at the same offset from a boundary (every row of two
-// dense tensors of equal strides whose data pointers share their alignment);
-// otherwise vec is false and the whole row goes element by element. Rows of
-// odd length thus keep their vectors ((8192, 4095) bf16 took 138 us with
-// vectors on 16-byte aligned rows only; H200, 2026-11-30). Without
-// kHeads (every row aligned, checked at launch: rows_aligned) head is 0 and
-// the kernels hold no extra registers for it.
+// How a row (x in, y out) is read and written with 16-byte vectors: its
+// `head` elements before x's first 16-byte boundary go one per thread (head <
+// threads), the rest as vectors, when y sits at the same offset from a
+// boundary; otherwise vec is false and the row goes element by element. Rows
+// of odd length thus keep their vectors ((8192, 4095) bf16: 138 us with
+// vectors on aligned rows only; H200, 2026-11-30).
 struct RowHead {
     int64_t head;
     bool vec;
 };
-template <bool kHeads, typename T>
+template <typename T>
 __device__ __forceinline__ RowHead row_head(const T *x, const T *y, int64_t L, int64_t threads) {
     const uintptr_t mx = reinterpret_cast<uintptr_t>(x) % gpu::kVectorBytes;
     const uintptr_t my = reinterpret_cast<uintptr_t>(y) % gpu::kVectorBytes;
-    if constexpr (!kHeads) {
-        return RowHead{0, mx == 0 && my == 0};
-    } else {
-        const int64_t h = gpu::elements_before_vector_boundary(x, L);
-        if (mx != my || mx % sizeof(T) != 0 || h >= threads) return RowHead{0, false};
-        return RowHead{h, true};
-    }
+    const int64_t h = gpu::elements_before_vector_boundary(x, L);
+    if (mx != my || mx % sizeof(T) != 0 || h >= threads) return RowHead{0, false};
+    return RowHead{h, true};
 }
 
 // ---- Streaming spans (rows longer than shared memory holds) ----------------------
+
+// Calls f(q, v) for this thread's 16-byte vectors v = x[q] of x[0..nv), q =
+// tid, tid + nt, ...: four loads in flight, then one at a time (eight in
+// flight measured slower: 2116 against 2712 GB/s at 16384 bf16).
+template <typename T, typename F>
+__device__ __forceinline__ void for_each_vector(const T *__restrict__ x, int64_t nv, int64_t tid, int64_t nt, F f) {
+    constexpr int P = gpu::vector_width<T>();
+    int64_t q = tid;
+    for (; q + 3 * nt < nv; q += 4 * nt) {
+        Vec<T, P> v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = gpu::load_vec<P>(x + (q + u * nt) * P);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) f(q + u * nt, v[u]);
+    }
+    for (; q < nv; q += nt) f(q, gpu::load_vec<P>(x + q * P));
+}
 
 // Running (max, sum) of x[0..n) over nt cooperating threads: vectors after
 // the elements before x's first 16-byte boundary; four vectors in flight.
@@ -191,16 +196,13 @@ struct SmemRows {
     OuterIndex ix;
 };
 
-// Softmax of rows held in shared memory, one block per row.
-// Idea: HBM is read once: the block keeps the row in shared memory as f32; a
-// block max, the exps stored in place, a block sum, and the write pass scales
-// what is on chip. A row larger than shared memory streams its tail twice,
-// last in the read pass and first in the write pass, so the second read comes
-// from L2. Each thread reads back only the shared-memory slots it wrote, so the
-// row itself needs no barrier. (The same row split over a thread-block cluster,
-// joined through distributed shared memory, measured slower on the H200 than
-// the two-pass kernel for every row length tried, 32K to 2^20 columns:
-// docs/kernels/softmax.md, "Tried and measured slower".)
+// Softmax of rows held in shared memory, one block per row. HBM is read
+// once: the row stays in shared memory as f32; a block max, the exps stored
+// in place, a block sum, and the write pass scales what is on chip. A row
+// larger than shared memory streams its tail twice, last in the read pass
+// and first in the write pass, so the second read comes from L2. Each thread
+// reads back only the slots it wrote: no barrier for the row. (Split over a
+// cluster it measured slower, 32K to 2^20 columns: docs/kernels/softmax.md.)
 template <typename T>
 __global__ void __launch_bounds__(512)
 softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows p) {
@@ -216,7 +218,7 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
         const int64_t n = p.L;
         // The row's elements before its first 16-byte boundary (row_head) go
         // with the streamed tail; the cached part starts at the boundary.
-        const RowHead rh = row_head<true>(in + io, out + oo, n, nt);
+        const RowHead rh = row_head(in + io, out + oo, n, nt);
         const T *head_x = in + io;
         T *head_y = out + oo;
         const T *x = head_x + rh.head;
@@ -225,27 +227,9 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
         const int64_t cached = nh < p.cached ? nh : p.cached;
         const int64_t cv = rh.vec ? cached / P : 0;  // vectors of the cached part; the rest one by one
 
-        // Read pass: the cached part into shared memory as f32, four vectors in
-        // flight (eight measured slower: 2116 against 2712 GB/s at 16384 bf16).
+        // Read pass: the cached part into shared memory as f32.
         float m = neg_inf();
-        int64_t q = tid;
-        for (; q + 3 * nt < cv; q += 4 * nt) {
-            Vec<T, P> v[4];
-#pragma unroll
-            for (int u = 0; u < 4; ++u) v[u] = gpu::load_vec<P>(x + (q + u * nt) * P);
-#pragma unroll
-            for (int u = 0; u < 4; ++u) {
-                Vec<float, P> f;
-#pragma unroll
-                for (int e = 0; e < P; ++e) {
-                    f.v[e] = dev::to_f32(v[u].v[e]);
-                    m = fmaxf(m, f.v[e]);
-                }
-                gpu::store_vec<P>(buf + (q + u * nt) * P, f);
-            }
-        }
-        for (; q < cv; q += nt) {
-            const Vec<T, P> v = gpu::load_vec<P>(x + q * P);
+        for_each_vector(x, cv, tid, nt, [&](int64_t q, const Vec<T, P> &v) {
             Vec<float, P> f;
 #pragma unroll
             for (int e = 0; e < P; ++e) {
@@ -253,7 +237,7 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
                 m = fmaxf(m, f.v[e]);
             }
             gpu::store_vec<P>(buf + q * P, f);
-        }
+        });
         for (int64_t i = cv * P + tid; i < cached; i += nt) {
             buf[i] = dev::to_f32(x[i]);
             m = fmaxf(m, buf[i]);
@@ -268,7 +252,7 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
         // 0, also when the whole row is -inf; that row's sum stays 0 and
         // 0 * (1 / 0) gives its NaN outputs.
         float s = tail.b == 0.0f ? 0.0f : tail.b * exp_f32(tail.a - m);
-        for (q = tid; q < cv; q += nt) {
+        for (int64_t q = tid; q < cv; q += nt) {
             Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
 #pragma unroll
             for (int e = 0; e < P; ++e) {
@@ -287,7 +271,7 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
         // Write pass: the streamed tail first (most recently read, still in L2), then shared memory.
         if (cached < nh) span_write(x + cached, y + cached, nh - cached, m, inv, tid, nt);
         if (rh.head > 0) span_write(head_x, head_y, rh.head, m, inv, tid, nt);
-        for (q = tid; q < cv; q += nt) {
+        for (int64_t q = tid; q < cv; q += nt) {
             const Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
             Vec<T, P> v;
 #pragma unroll
@@ -298,13 +282,11 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
     }
 }
 
-// Softmax of long rows, one block per row, no workspace.
-// Idea: one streaming pass keeps a running (max, sum) per thread (one rescale
-// per vector), a block reduction joins them, and a second pass writes. The
-// second read of a row follows the first within microseconds, so it mostly
-// hits L2: measured on the H200 this beats holding rows of 64K-128K columns
-// in shared memory, where one or two blocks per SM stall on every row's
-// reductions (and, over a cluster, on its barriers).
+// Softmax of long rows, one block per row, no workspace: a streaming pass
+// keeps a running (max, sum) per thread (one rescale per vector), a block
+// reduction joins them, a second pass writes. The second read mostly hits
+// L2: on the H200 this beats holding rows of 64K-128K columns in shared
+// memory, where one or two blocks per SM stall on every row's reductions.
 template <typename T>
 __global__ void __launch_bounds__(1024)
 softmax_rows_long_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
@@ -320,8 +302,8 @@ softmax_rows_long_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
     }
 }
 
-// First pass of split long rows: stats[row * chunks + c] = running (max, sum) of chunk c.
-// Idea: a few long rows are cut into chunks so that every SM streams a share.
+// Split long rows (few rows: every SM streams a chunk), first pass:
+// stats[row * chunks + c] = the running (max, sum) of chunk c.
 template <typename T>
 __global__ void __launch_bounds__(1024)
 softmax_rows_split_stats_kernel(const T *__restrict__ in, F32Pair *__restrict__ stats, int64_t rows,
@@ -340,9 +322,8 @@ softmax_rows_split_stats_kernel(const T *__restrict__ in, F32Pair *__restrict__ 
     }
 }
 
-// Second pass of split long rows: each block joins its row's chunk stats (a
-// fixed order, so every block of the row gets the same max and sum) and
-// writes its chunk.
+// Second pass: each block joins its row's chunk stats (a fixed order: every
+// block of the row gets the same max and sum) and writes its chunk.
 template <typename T>
 __global__ void __launch_bounds__(1024)
 softmax_rows_split_write_kernel(const T *__restrict__ in, T *__restrict__ out,
@@ -365,9 +346,8 @@ softmax_rows_split_write_kernel(const T *__restrict__ in, T *__restrict__ out,
 
 // ---- Strided slices (a non-last axis, or a strided last axis) -------------------
 
-// Geometry of the slice kernels (these and the ladder's plain steps), by value
-// in their parameters: slice t = (o, i) of outer x inner, L elements apart by
-// the axis strides.
+// Geometry of the slice kernels (these and the ladder's plain steps): slice
+// t = (o, i) of outer x inner, L elements apart by the axis strides.
 struct SliceParams {
     int64_t outer = 1;
     int64_t inner = 1;
@@ -388,9 +368,9 @@ struct SliceParams {
     }
 };
 
-// Softmax of many strided slices, one thread per slice (slice = (o, i)).
-// Idea: neighbouring threads own neighbouring inner positions, so each step
-// along the axis is a coalesced read; one running (max, sum) pass, one write pass.
+// Many strided slices, one thread per slice: neighbouring threads own
+// neighbouring inner positions, so each step along the axis is a coalesced
+// read; one running (max, sum) pass, one write pass.
 template <typename T>
 __global__ void __launch_bounds__(256)
 softmax_strided_thread_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams p) {
@@ -410,10 +390,9 @@ softmax_strided_thread_kernel(const T *__restrict__ in, T *__restrict__ out, Sli
     }
 }
 
-// Softmax of few strided slices: a bx x by tile per (outer, inner tile).
-// Idea: bx threads span the inner run (coalesced), by threads split the axis;
-// their running pairs meet in a fixed-order shared-memory tree, then the same
-// threads write their share of the slice.
+// Few strided slices: a bx x by tile per (outer, inner tile); bx threads span
+// the inner run (coalesced), by threads split the axis; their running pairs
+// meet in a fixed-order shared-memory tree, then each writes its share.
 template <typename T>
 __global__ void __launch_bounds__(256)
 softmax_strided_tile_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams p) {

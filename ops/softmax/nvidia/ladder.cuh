@@ -3,11 +3,9 @@
 //   warp_fused  one kernel, one warp per slice, the same three loops over memory
 //   online      one warp per slice, one reading pass keeping a running (max, sum),
 //               then the writing pass: the slice is read twice, not three times
-// then the plan's own kernels (kernel.cuh), "on_chip": the row held in
-// registers or shared memory, read once and written once. The plain kernels
-// read element (o, k, i) at in_off(o) + k * S + i, so they run every layout.
-// Special values follow kernel.cuh: NaN propagates through the sum; a slice of
-// all -inf gives NaN (exp(-inf - -inf)); +inf gives NaN (exp(inf - inf)).
+// then the plan's own kernels ("on_chip", "bulk_async"). Element (o, k, i) is
+// read at in_off(o) + k * S + i, so these run every layout. Special values as
+// in kernel.cuh.
 #pragma once
 
 #include <cstdint>
@@ -19,33 +17,40 @@
 
 namespace oprt::softmax::gpu_kernels {
 
-// Step 1, pass 1: m[t] = the slice's max (NaN-ignoring: NaN reaches the output via the sum).
-template <typename T>
-__global__ void softmax_pass_max_kernel(const T *__restrict__ in, float *__restrict__ m, SliceParams q) {
+constexpr int kLadderWarpThreads = 256;
+
+// Step 1: calls f(t, io, oo) for this thread's slices t, one a thread.
+template <typename F>
+__device__ __forceinline__ void for_each_thread_slice(const SliceParams &q, F f) {
     for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
         int64_t io, oo;
         q.start(t, &io, &oo);
-        float v = neg_inf();
-        for (int64_t k = 0; k < q.L; ++k) v = fmaxf(v, dev::to_f32(in[io + k * q.S_in]));
-        m[t] = v;
+        f(t, io, oo);
     }
 }
 
-// Step 1, pass 2: s[t] = sum_k exp(x_k - m[t]), reading the slice again.
+// Step 1, pass 1: m[t] = the slice's max (NaN-ignoring: NaN reaches the output via the sum).
+template <typename T>
+__global__ void softmax_pass_max_kernel(const T *__restrict__ in, float *__restrict__ m, SliceParams q) {
+    for_each_thread_slice(q, [&](int64_t t, int64_t io, int64_t) {
+        float v = neg_inf();
+        for (int64_t k = 0; k < q.L; ++k) v = fmaxf(v, dev::to_f32(in[io + k * q.S_in]));
+        m[t] = v;
+    });
+}
+
+// Step 1, pass 2: s[t] = sum_k exp(x_k - m[t]), reading the slice again. One
+// thread adds all L terms in sequence: a float sum would drift by up to
+// L * 2^-24 (about 1e-3 at 2^14 terms), so this step sums in double.
 template <typename T>
 __global__ void softmax_pass_sum_kernel(const T *__restrict__ in, const float *__restrict__ m,
                                         float *__restrict__ s, SliceParams q) {
-    for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
-        int64_t io, oo;
-        q.start(t, &io, &oo);
+    for_each_thread_slice(q, [&](int64_t t, int64_t io, int64_t) {
         const float mt = m[t];
-        // One thread adds all L terms in sequence: a float sum would drift by
-        // up to L * 2^-24 (about 1e-3 at 2^14 terms), so this plain step sums
-        // in double; the later steps keep float partial sums per lane instead.
         double acc = 0.0;
         for (int64_t k = 0; k < q.L; ++k) acc += exp_f32(dev::to_f32(in[io + k * q.S_in]) - mt);
         s[t] = float(acc);
-    }
+    });
 }
 
 // Step 1, pass 3: y = exp(x - m) / s, reading the slice a third time.
@@ -53,34 +58,37 @@ template <typename T>
 __global__ void softmax_pass_normalize_kernel(const T *__restrict__ in, T *__restrict__ out,
                                               const float *__restrict__ m, const float *__restrict__ s,
                                               SliceParams q) {
-    for (int64_t t = gpu::global_thread_index(); t < q.outer * q.inner; t += gpu::grid_threads()) {
-        int64_t io, oo;
-        q.start(t, &io, &oo);
+    for_each_thread_slice(q, [&](int64_t t, int64_t io, int64_t oo) {
         const float mt = m[t], inv = 1.0f / s[t];
         for (int64_t k = 0; k < q.L; ++k)
             out[oo + k * q.S_out] = dev::from_f32<T>(exp_f32(dev::to_f32(in[io + k * q.S_in]) - mt) * inv);
-    }
+    });
 }
 
-constexpr int kLadderWarpThreads = 256;
-
-// Step 2: the three passes fused into one kernel, one warp per slice.
-// Idea: the lanes stride along the slice, so each pass is coalesced when the
-// axis is dense; max and sum are shuffle butterflies; no workspace and one
-// launch instead of three, but the slice is still read three times.
-template <typename T>
-__global__ void __launch_bounds__(kLadderWarpThreads)
-softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams q) {
+// Steps 2 and 3: calls f(io, oo, L, lane) for this warp's slices, one a warp.
+// The loop's base is the same for the whole block, so the lanes of a warp
+// loop together; past the last slice L is 0.
+template <typename F>
+__device__ __forceinline__ void for_each_warp_slice(const SliceParams &q, F f) {
     constexpr int64_t kWarps = kLadderWarpThreads / dev::kWarpSize;
     const int lane = int(threadIdx.x) % dev::kWarpSize;
     const int64_t n = q.outer * q.inner;
-    // `base` is the same for the whole block, so the lanes of a warp loop together.
     for (int64_t base = int64_t(blockIdx.x) * kWarps; base < n; base += int64_t(gridDim.x) * kWarps) {
         const int64_t t = base + threadIdx.x / dev::kWarpSize;
         int64_t io = 0, oo = 0;
         const bool live = t < n;
         if (live) q.start(t, &io, &oo);
-        const int64_t L = live ? q.L : 0;
+        f(io, oo, live ? q.L : 0, lane);
+    }
+}
+
+// Step 2: the lanes stride along the slice, so each pass is coalesced when
+// the axis is dense; max and sum are shuffle butterflies; one launch, no
+// workspace, but the slice is still read three times.
+template <typename T>
+__global__ void __launch_bounds__(kLadderWarpThreads)
+softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams q) {
+    for_each_warp_slice(q, [&](int64_t io, int64_t oo, int64_t L, int lane) {
         float m = neg_inf();
         for (int64_t k = lane; k < L; k += dev::kWarpSize) m = fmaxf(m, dev::to_f32(in[io + k * q.S_in]));
         m = gpu::warp_allreduce(m, gpu::MaxOp{});
@@ -90,32 +98,23 @@ softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SlicePa
         const float inv = 1.0f / s;
         for (int64_t k = lane; k < L; k += dev::kWarpSize)
             out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - m) * inv);
-    }
+    });
 }
 
-// Step 3: one reading pass with a running (max, sum), one warp per slice.
-// Idea: each lane keeps s * exp(m) of what it saw (online_add rescales s when
-// the max grows); the lanes' pairs are joined with CombineOp; then one writing
-// pass. Two reads of the slice instead of three.
+// Step 3: each lane keeps s * exp(m) of what it saw (online_add rescales s
+// when the max grows), the lanes' pairs join with CombineOp, then one
+// writing pass: two reads of the slice instead of three.
 template <typename T>
 __global__ void __launch_bounds__(kLadderWarpThreads)
 softmax_online_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams q) {
-    constexpr int64_t kWarps = kLadderWarpThreads / dev::kWarpSize;
-    const int lane = int(threadIdx.x) % dev::kWarpSize;
-    const int64_t n = q.outer * q.inner;
-    for (int64_t base = int64_t(blockIdx.x) * kWarps; base < n; base += int64_t(gridDim.x) * kWarps) {
-        const int64_t t = base + threadIdx.x / dev::kWarpSize;
-        int64_t io = 0, oo = 0;
-        const bool live = t < n;
-        if (live) q.start(t, &io, &oo);
-        const int64_t L = live ? q.L : 0;
+    for_each_warp_slice(q, [&](int64_t io, int64_t oo, int64_t L, int lane) {
         F32Pair ms = empty_pair();
         for (int64_t k = lane; k < L; k += dev::kWarpSize) online_add(ms, dev::to_f32(in[io + k * q.S_in]));
         ms = gpu::warp_allreduce(ms, CombineOp{});
         const float inv = 1.0f / ms.b;
         for (int64_t k = lane; k < L; k += dev::kWarpSize)
             out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - ms.a) * inv);
-    }
+    });
 }
 
 }  // namespace oprt::softmax::gpu_kernels

@@ -1,34 +1,23 @@
 // softmax of dense rows held in registers (up to 16384 f32 / 8192 16-bit
 // columns in the plan), loaded straight from global memory: one kernel whose
 // shape (threads per row, vectors per thread) is a pair of template
-// parameters, and its launcher. Shared by every GPU backend through
-// device_traits.cuh.
+// parameters, and its launcher. Shared by every GPU backend.
 //
-// Idea: a row of up to kThreads * kVecs 16-byte vectors is read once into the
+// A row of up to kThreads * kVecs 16-byte vectors is read once into the
 // registers of a group of kThreads threads (thread t holds vectors t,
-// t + kThreads, ...: each load instruction of the group is coalesced). Every
-// load is issued before any value is used, so a thread has kVecs requests in
-// flight. The max and the sum are shuffle butterflies within the group; a
-// group wider than a warp adds one shared-memory exchange between its warps
-// (one barrier). One exp per element, one reciprocal per row, then the stores.
-// Groups within a warp share a block of kRegisterRowsMinBlock threads, one row
-// per group; groups of whole warps are a block each (their warps meet in
-// shared memory, one row per block).
-// Few threads per row and many vectors each: fewer, larger rows per SM;
-// many threads per row and one vector each: more warps, less latency per row.
-// Two more template parameters trade registers for resident warps, whose
-// loads in flight set the bandwidth: kMinBlocks asks ptxas for that many
-// blocks per SM (a register cap; 0 asks nothing, which is not the same as 1:
-// an explicit 1 lets ptxas take more registers, f32 512 x 2 37 against 32,
-// three blocks an SM instead of four, and ran 5-8% slower on the H200,
-// 2026-12-02), and kStages 1 copies the loads into shared memory (cp.async)
-// so no registers wait for them. 16-bit rows of 513-1024 take both: a warp a
-// row, 32 values a lane, 8 blocks of 128 threads an SM (at most 64 registers).
-// kStages 2 or more is the persistent form: a grid of the blocks resident at
-// once (the launcher's max_blocks), each group looping over rows with the
-// grid's stride, its next kStages - 1 rows' copies in flight in a ring of
-// kStages stages in shared memory while it reduces this one.
-// The plan (softmax_cuda.cu, kRegisterRows) picks the shape per row length.
+// t + kThreads, ...: each load instruction of the group is coalesced), every
+// load issued before any value is used. Max and sum are shuffle butterflies
+// within the group, plus one shared-memory exchange between the warps of a
+// wider group. Groups within a warp share a block of kRegisterRowsMinBlock
+// threads, a row a group; wider groups are a block each.
+// kMinBlocks asks ptxas for that many blocks per SM (a register cap; 0 asks
+// nothing, unlike 1: f32 512 x 2 took 37 registers against 32 with 1, three
+// blocks an SM instead of four, 5-8% slower; H200, 2026-12-02). kStages 1
+// copies the loads into shared memory (cp.async), so no registers wait for
+// them; 2 or more is the persistent form: a grid of the blocks resident at
+// once, each group looping over rows, its next kStages - 1 rows' copies in
+// flight in a ring of kStages stages. The plan (kRegisterRows in
+// softmax_cuda.cu) picks the shape per row length.
 #pragma once
 
 #include <cstdint>
@@ -45,10 +34,10 @@ constexpr int register_rows_block() {
     return kThreads <= dev::kWarpSize ? kRegisterRowsMinBlock : kThreads;
 }
 
-// v joined over the kThreads threads of a row (op: max or sum). Within a warp:
-// shuffles. Wider (one row per block): each warp's value in `slots`, one
-// barrier, then every thread joins the slots in the same order, so all get the
-// same bits. Each call takes its own slots (one use each a row: no second barrier).
+// v joined over the kThreads threads of a row (op: max or sum): shuffles
+// within a warp; wider, each warp's value in `slots`, one barrier, then every
+// thread joins the slots in the same order (the same bits for all). Each call
+// takes its own slots (one use a row: no second barrier).
 template <int kThreads, typename Op>
 __device__ __forceinline__ float row_allreduce(float v, Op op, float *slots) {
     if constexpr (kThreads <= dev::kWarpSize) {
@@ -66,11 +55,11 @@ __device__ __forceinline__ float row_allreduce(float v, Op op, float *slots) {
     }
 }
 
-// Where a group's row lies: the offsets of its first element in and out, its
-// head (the elements before its first 16-byte boundary, one a thread: general
-// form only), the elements from there (n, 0 past the last row), whether its
-// vectors can be used (vec) and whether the row exists (valid). The row fits
-// the group (the launcher checks), so int indexes do.
+// Where a group's row lies: its offsets in and out, its head (elements
+// before its first 16-byte boundary, one a thread: general form only), the
+// elements from there (n, 0 past the last row), whether its vectors can be
+// used (vec) and whether it exists (valid). The row fits the group, so int
+// indexes do.
 struct RowAt {
     int64_t io, oo;
     int head, n;
@@ -82,7 +71,7 @@ __device__ __forceinline__ RowAt row_at(const T *in, const T *out, int64_t row, 
     RowAt r{row * L, row * L, 0, 0, true, row < rows};
     if constexpr (kGeneral) {
         if (r.valid) ix.offsets(row, &r.io, &r.oo);
-        const RowHead rh = r.valid ? row_head<true>(in + r.io, out + r.oo, L, kThreads) : RowHead{0, false};
+        const RowHead rh = r.valid ? row_head(in + r.io, out + r.oo, L, kThreads) : RowHead{0, false};
         r.head = int(rh.head);
         r.vec = rh.vec;
     }
@@ -121,11 +110,11 @@ __device__ __forceinline__ void load_row(const T *in, const RowAt &r, int t,
     }
 }
 
-// The same through shared memory. copy_row starts asynchronous copies
-// (dev::copy_async_16) of the row's whole vectors into a stage of kVecs *
-// kBlock 16-byte slots, thread i's vector j in slot j * kBlock + i; once they
-// landed, read_stage takes them back, the rest element by element from global
-// memory. Each thread reads only its own slots: no barrier.
+// The same through shared memory: copy_row starts asynchronous copies of
+// the row's whole vectors into a stage of kVecs * kBlock 16-byte slots
+// (thread i's vector j in slot j * kBlock + i); once they landed, read_stage
+// takes them back, the rest element by element from global memory. Each
+// thread reads only its own slots: no barrier.
 template <typename T, int kThreads, int kVecs, int kBlock>
 __device__ __forceinline__ void copy_row(uint4 *stage, const T *in, const RowAt &r, int t) {
     constexpr int P = gpu::vector_width<T>();
@@ -208,15 +197,11 @@ __device__ __forceinline__ void reduce_store(float (&x)[kVecs * gpu::vector_widt
 
 // Rows of up to kThreads * kVecs * P elements (P = 16 bytes / sizeof(T)).
 // kGeneral false: row r at r * L in and out, every row on a 16-byte boundary
-// and L whole vectors (the launcher checks), so each vector is wholly in the
-// row or past its end, and a row's offset is one multiply. kGeneral true: any
-// outer layout (OuterIndex), rows at any offset (row_head in kernel.cuh:
-// thread t < head holds element t, the vectors start at the boundary), and
-// element loads where a row's vectors cannot be used. Keeping the general
-// form out of the common one saves 8-11 registers a thread (ptxas, sm_90:
-// bf16 128 x 1: 29 against 40).
-// kStages: 0 loads into registers, 1 copies the row into shared memory first,
-// 2 or more the persistent form (see the top of this file).
+// and L whole vectors (the launcher checks), so a vector is wholly in the row
+// or past its end. kGeneral true: any outer layout, rows at any offset
+// (row_head: thread t < head holds element t), element loads where vectors
+// cannot be used. Keeping it apart saves 8-11 registers a thread in the
+// common form (sm_90, bf16 128 x 1: 29 against 40).
 template <typename T, int kThreads, int kVecs, int kMinBlocks, int kStages, bool kGeneral>
 __global__ void __launch_bounds__(register_rows_block<kThreads>(), kMinBlocks)
 softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t row0, int64_t rows, int64_t L,
@@ -250,16 +235,13 @@ softmax_rows_registers_kernel(const T *__restrict__ in, T *__restrict__ out, int
         }
         reduce_store<T, kThreads, kVecs, kGeneral>(x, hx, out, r, t, max_slots, sum_slots);
     } else {
-        // Persistent: the block takes rows block_row, block_row + stride, ...
-        // (stride: the grid's rows), a ring of kStages stages holding the next
-        // kStages - 1 rows' copies, one commit group a row (empty past the
-        // last row), while it reduces this one: waiting for all but the newest
+        // Persistent: the block takes rows block_row, block_row + stride, ...,
+        // the ring holding the next kStages - 1 rows' copies, one commit group
+        // a row (empty past the last row): waiting for all but the newest
         // kStages - 1 groups leaves this row's landed. Every group of a block
-        // runs the same iterations (groups within a warp share its shuffles, a
-        // block of one group its barriers); a thread writes max_slots (sum_slots)
-        // for the next row only after all passed this row's sum barrier (the
-        // next row's max barrier), so after all read them: no more barriers.
-        // Rows past the last copy nothing: none is in flight at exit.
+        // runs the same iterations; a thread writes max_slots (sum_slots) for
+        // the next row only after all passed this row's sum barrier (the next
+        // row's max barrier), so after all read them: no more barriers.
         const int64_t stride = int64_t(gridDim.x) * kRowsPerBlock;
 #pragma unroll
         for (int k = 0; k < kStages - 1; ++k) {
@@ -291,10 +273,9 @@ constexpr int64_t register_rows_capacity(int threads, int vecs) {
     return int64_t(threads) * vecs * gpu::vector_width<T>();
 }
 
-// The instance launch_register_rows runs for these rows. aligned: every row
-// of in and out starts on a 16-byte boundary (data pointers and outer
-// strides); with one outer dimension of stride L in and out and L whole
-// vectors, the common form, else the general one.
+// The instance launch_register_rows runs: the common form where every row
+// of in and out starts on a 16-byte boundary (aligned), one outer dimension
+// of stride L in and out and L whole vectors; else the general one.
 template <typename T, int kThreads, int kVecs, int kMinBlocks = 0, int kStages = 0>
 auto register_rows_kernel(int64_t rows, int64_t L, bool aligned, const OuterIndex &ix) {
     const bool dense = ix.ndim <= 1 && ix.in_row_stride < 0 &&
@@ -304,10 +285,9 @@ auto register_rows_kernel(int64_t rows, int64_t L, bool aligned, const OuterInde
                   : &softmax_rows_registers_kernel<T, kThreads, kVecs, kMinBlocks, kStages, true>;
 }
 
-// Launches the kernel over `rows` rows of L <= register_rows_capacity columns.
-// The persistent form (kStages >= 2) runs one grid of at most max_blocks
-// blocks, the caller's count of those resident at once (occupancy times
-// SMs; fewer loop more).
+// Launches the kernel over `rows` rows of L <= register_rows_capacity
+// columns. The persistent form (kStages >= 2) runs one grid of at most
+// max_blocks blocks, the caller's count of those resident at once.
 template <typename T, int kThreads, int kVecs, int kMinBlocks = 0, int kStages = 0>
 void launch_register_rows(const T *in, T *out, int64_t rows, int64_t L, bool aligned, const OuterIndex &ix,
                           dev::stream_t stream, int64_t max_blocks = gpu::kMaxGridBlocks) {

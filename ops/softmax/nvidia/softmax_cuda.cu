@@ -1,11 +1,10 @@
 // softmax on NVIDIA GPUs: the plan (kernel choice at descriptor creation) and
-// the launches (run). Kernels: rows_registers.cuh, kernel.cuh, bulk_kernel.cuh,
-// ladder.cuh; the design and the measurements behind each threshold (H200):
-// docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
+// the launches. Kernels: rows_registers.cuh, kernel.cuh, bulk_kernel.cuh,
+// ladder.cuh; design and measurements: docs/kernels/softmax.md.
+// P = elements per 16-byte vector (4 f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
-//     a kRegisterRows entry holds the row   -> rows_registers (every row up to
-//                                             16384 f32 / 8192 16-bit columns;
-//                                             some 16-bit entries persistent)
+//     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 f32 /
+//                                             8192 16-bit columns)
 //     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
 //                                             rows_block_smem
 //     longer: rows < 2 * SMs (f32), < SMs / 2 (16-bit) -> split two-pass; else
@@ -16,8 +15,9 @@
 //     exps in registers, from 4096 in blocks of two rows), or split over
 //     blocks that swap (max, sum), claiming rows with >= 16 row groups a wave.
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
-// Rows off 16-byte boundaries are seen at execute time: in and out at the
-// same offset, the ring's kHeads instances; otherwise the dense-row kernels.
+// Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
+// out at the same offset, the ring's head-peeling instances; otherwise the
+// dense-row kernels.
 #include <cstdint>
 #include <iterator>
 
@@ -36,56 +36,44 @@ namespace {
 using namespace oprt::softmax::gpu_kernels;
 using gpu::ceil_div;
 using gpu::clamp64;
-using gpu::kMaxGridBlocks;
-using gpu::next_pow2;
+using gpu::kWorkspaceAlign;
 
 constexpr const char *kOp = "oprt_execute_softmax";
 constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 
-// AxisPlan::kernel values. launch[] holds, per kernel:
-//   kRowsBlockSmem: [0] threads, [1] elements per row kept in shared memory
-//   kRowsSplit: [0] threads, [1] chunks per row, [2] chunk length
-//   kRowsLong: [0] threads
-//   kRowsBulk, kRowsBulkClaimed: [0] threads, [1] blocks per row, [2] slice (elements per block),
-//     [3] buffers per block
-//   kStridedTile: [0] bx, [1] by
-//   kRowsRegisters: [0] entry of kRegisterRows
+// AxisPlan::kernel values, and what launch[] holds for each.
 enum Kernel : int32_t {
-    kRowsBlockSmem = 3,
-    kRowsSplit = 4,
+    kRowsBlockSmem = 3,     // [0] threads, [1] elements of a row kept in shared memory
+    kRowsSplit = 4,         // [0] threads, [1] chunks per row, [2] chunk length
     kStridedThread = 5,
-    kStridedTile = 6,
-    kRowsLong = 7,
-    kThreePass = 8,   // ladder steps (ladder.cuh)
+    kStridedTile = 6,       // [0] bx, [1] by
+    kRowsLong = 7,          // [0] threads
+    kThreePass = 8,         // the ladder's plain steps (ladder.cuh)
     kWarpFused = 9,
     kOnline = 10,
-    kRowsBulk = 11,
-    kRowsBulkClaimed = 12,  // split rows whose blocks claim their rows (bulk_kernel.cuh, kClaim)
-    kRowsRegisters = 13,    // rows_registers.cuh, shaped by kRegisterRows
+    kRowsBulk = 11,         // [0] threads, [1] blocks per row, [2] slice (elements a block), [3] buffers
+    kRowsBulkClaimed = 12,  // the same; split rows whose blocks claim their rows (kClaim)
+    kRowsRegisters = 13,    // [0] entry of kRegisterRows
 };
 
-// Dense rows for rows_registers.cuh: the first entry of the element size
-// whose band (min_cols, max_cols] holds the row length and whose
-// max_rows_per_sm (0: none) the rows stay within takes it. Entries with a row
-// bound were each measured faster than the entry below them at the bench's
-// shapes (tests/cpp/nvidia/bench/softmax_rows.cu; figures in
-// docs/kernels/softmax.md) and serve the plan only; the unbounded ones take
-// every other row, in the plan and in the ladder's on_chip and bulk_async
-// steps. `threads` a row (4-32, or whole warps up to 1024; powers of two),
-// `vecs` 16-byte vectors a thread (at most 72 values; any count), `min_blocks`
-// blocks per SM asked of ptxas (0: none), `stages` the kernel's kStages: 0
-// loads into registers, 1 through shared memory, 2 the persistent form (a grid
-// of the blocks resident at once, each group looping over rows with the next
-// row's copies in flight; kernel name rows_registers_persistent).
-// Order: within each part by max_cols, for one band the smaller row bounds first.
+// The shapes of rows_registers.cuh for dense rows: the first entry of the
+// element size whose band (min_cols, max_cols] holds the row length and
+// whose max_rows_per_sm (0: none) the rows stay within takes it. Bounded
+// entries were each measured faster than the entries below them at the
+// bench's shapes (tests/cpp/nvidia/bench/softmax_rows.cu) and serve the plan
+// only; the unbounded ones take every other row, in the plan and in the
+// ladder's on_chip and bulk_async steps. threads: a row's (4-32, or whole
+// warps up to 1024; powers of two); vecs: 16-byte vectors a thread (at most
+// 72 values); min_blocks and stages: the kernel's kMinBlocks and kStages
+// (stages 2: rows_registers_persistent).
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
-    int64_t min_cols;  // rows longer than this (a band: a shape fits the lengths it was measured at)
+    int64_t min_cols;
     int64_t max_cols;
     int64_t max_rows_per_sm;
     int threads;
     int vecs;
-    int min_blocks = 0;  // 0: no bound (ptxas chooses)
+    int min_blocks = 0;
     int stages = 0;
 };
 constexpr RegisterRows kRegisterRows[] = {
@@ -120,8 +108,8 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 1536, 2304, 8, 256, 2},
     {2, 1536, 2304, 16, 32, 9, 0, 2},  // persistent, a warp a row, 72 values a lane (2032x2304)
     {2, 2304, 4096, 63, 256, 2},
-    // f16 / bf16, every other row; 513-1024: a warp a row, 8 blocks of 128 threads an SM,
-    // staged (measured at 16384x1024 and 65536x1024).
+    // f16 / bf16, every other row; 513-1024: a warp a row, 8 blocks of 128
+    // threads an SM, staged (measured at 16384x1024 and 65536x1024).
     {2, 0, 32, 0, 4, 1},
     {2, 32, 64, 0, 8, 1},
     {2, 64, 128, 0, 16, 1},
@@ -134,27 +122,37 @@ constexpr RegisterRows kRegisterRows[] = {
 };
 constexpr size_t kRegisterRowsCount = std::size(kRegisterRows);
 
-constexpr int64_t kRegisterMaxColsF32 = 16384;  // kRegisterRows' last f32 band
 constexpr int kLongThreads = 1024;
 constexpr int kSplitThreads = 1024;
+constexpr int kSmemThreads = 512;  // rows_block_smem's __launch_bounds__: two blocks an SM
 constexpr int kStridedThreads = 256;
-constexpr int64_t kSplitBlocksPerSm = 2;       // 2 x 1024 threads fill an SM
+constexpr int64_t kSplitBlocksPerSm = 2;  // 2 x 1024 threads fill an SM
 constexpr int64_t kSlicesPerSmForThreads = 512;
-constexpr size_t kStaticSmemReserve = 1024;    // block-reduction scratch beside the row
-using gpu::kWorkspaceAlign;
+constexpr size_t kStaticSmemReserve = 1024;  // block-reduction scratch beside the row
 
-int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 8; }
-
+int64_t esize_of(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 2; }
 int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
+unsigned grid(int64_t blocks) { return unsigned(clamp64(blocks, 1, gpu::kMaxGridBlocks)); }
 
-// f32 elements of a row slice one block can keep in shared memory (a multiple of P).
+// Bytes of shared memory a block has beside its static scratch.
+int64_t smem_room(const gpu::DeviceInfo &info) {
+    return int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
+}
+
+// f32 elements of a row one block can keep in shared memory (a multiple of P).
 int64_t smem_slice_capacity(const gpu::DeviceInfo &info, int64_t P) {
-    const int64_t bytes = int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
+    const int64_t bytes = smem_room(info);
     return bytes > 0 ? bytes / int64_t(sizeof(float)) / P * P : 0;
 }
 
-// Threads of the shared-memory kernel (its __launch_bounds__): two blocks of 512 fit an SM.
-constexpr int kSmemThreads = 512;
+// Blocks of `kernel` (threads, dynamic shared memory) resident at once on the device.
+oprt_status_t resident_blocks(const char *op, const void *kernel, int threads, size_t smem,
+                              const gpu::DeviceInfo &info, int64_t *blocks) {
+    int per_sm = 0;
+    const oprt_status_t s = gpu::resident_blocks_per_sm(op, kernel, threads, smem, &per_sm);
+    *blocks = int64_t(per_sm) * info.sm_count;
+    return s;
+}
 
 // Whether every row of in and out starts on an `align`-byte boundary: the
 // data pointers and every outer stride (in bytes) are multiples of it.
@@ -177,18 +175,16 @@ oprt_status_t launch_register_rows_entry(size_t entry, const T *in, T *out, int6
             static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
             static_assert(e.vecs * gpu::vector_width<T>() <= 72, "at most 72 values a thread");
             if (entry == I) {
-                int64_t max_blocks = kMaxGridBlocks;
+                int64_t max_blocks = gpu::kMaxGridBlocks;
                 if constexpr (e.stages >= 2) {  // the persistent form: the blocks resident at once
                     auto *kernel =
                         register_rows_kernel<T, e.threads, e.vecs, e.min_blocks, e.stages>(rows, L, aligned, ix);
                     gpu::DeviceInfo info;
-                    int per_sm = 0;
                     oprt_status_t s = gpu::current_device(kOp, &info);
                     if (s == OPRT_SUCCESS)
-                        s = gpu::resident_blocks_per_sm(kOp, reinterpret_cast<const void *>(kernel),
-                                                        register_rows_block<e.threads>(), 0, &per_sm);
+                        s = resident_blocks(kOp, reinterpret_cast<const void *>(kernel),
+                                            register_rows_block<e.threads>(), 0, info, &max_blocks);
                     if (s != OPRT_SUCCESS) return s;
-                    max_blocks = int64_t(per_sm) * info.sm_count;
                 }
                 launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.stages>(in, out, rows, L, aligned, ix,
                                                                                   stream, max_blocks);
@@ -203,7 +199,6 @@ oprt_status_t launch_register_rows_entry(size_t entry, const T *in, T *out, int6
 template <typename T>
 oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gpu::OuterIndex &ix,
                                 dev::stream_t stream) {
-    constexpr int64_t P = gpu::vector_width<T>();
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kOp, &info);
     if (s != OPRT_SUCCESS) return s;
@@ -211,15 +206,15 @@ oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gp
     q.rows = p.outer;
     q.L = p.axis_len;
     q.ix = ix;
-    // The cached part must fit this device's shared memory (planned on another
-    // GPU, the rest streams twice: the same results).
-    const int64_t cap = smem_slice_capacity(info, P);
+    // The cached part must fit this device's shared memory (planned on
+    // another GPU, the rest streams twice: the same results).
+    const int64_t cap = smem_slice_capacity(info, gpu::vector_width<T>());
     q.cached = p.launch[1] < cap ? p.launch[1] : cap;
     const size_t smem = size_t(q.cached) * sizeof(float);
     const void *kernel = reinterpret_cast<const void *>(&softmax_rows_smem_kernel<T>);
     if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
-    gpu::launch_overlapped(&softmax_rows_smem_kernel<T>, unsigned(clamp64(q.rows, 1, kMaxGridBlocks)),
-                           unsigned(p.launch[0]), smem, stream, in, out, q);
+    gpu::launch_overlapped(&softmax_rows_smem_kernel<T>, grid(q.rows), unsigned(p.launch[0]), smem, stream, in, out,
+                           q);
     return OPRT_SUCCESS;
 }
 
@@ -241,18 +236,16 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
     case kRowsLong:
-        gpu::launch_overlapped(&softmax_rows_long_kernel<T>, unsigned(clamp64(rows, 1, kMaxGridBlocks)), kLongThreads, 0,
-                               stream, in, out, rows, L, ix);
+        gpu::launch_overlapped(&softmax_rows_long_kernel<T>, grid(rows), kLongThreads, 0, stream, in, out, rows, L, ix);
         return OPRT_SUCCESS;
     case kRowsSplit: {
-        const int threads = int(p.launch[0]);
+        const unsigned threads = unsigned(p.launch[0]), blocks = grid(rows * p.launch[1]);
         const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
         F32Pair *stats = gpu::aligned_workspace<F32Pair>(args.workspace);
-        const int64_t blocks = clamp64(rows * chunks, 1, kMaxGridBlocks);
-        gpu::launch_overlapped(&softmax_rows_split_stats_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in,
-                               stats, rows, L, chunks, chunk_len, ix);
-        gpu::launch_overlapped(&softmax_rows_split_write_kernel<T>, unsigned(blocks), unsigned(threads), 0, stream, in,
-                               out, static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
+        gpu::launch_overlapped(&softmax_rows_split_stats_kernel<T>, blocks, threads, 0, stream, in, stats, rows, L,
+                               chunks, chunk_len, ix);
+        gpu::launch_overlapped(&softmax_rows_split_write_kernel<T>, blocks, threads, 0, stream, in, out,
+                               static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
         return OPRT_SUCCESS;
     }
     default: break;
@@ -266,24 +259,22 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     q.S_out = p.out_axis_stride;
     q.ix = ix;
     const int64_t slices = p.outer * p.inner;
-    const unsigned warp_blocks =  // warp_fused, online: a warp a slice
-        unsigned(clamp64(ceil_div(slices, kLadderWarpThreads / dev::kWarpSize), 1, kMaxGridBlocks));
+    const unsigned warp_blocks = grid(ceil_div(slices, kLadderWarpThreads / dev::kWarpSize));  // a warp a slice
     switch (p.kernel) {
     case kStridedThread:
-        gpu::launch_overlapped(&softmax_strided_thread_kernel<T>,
-                               unsigned(clamp64(ceil_div(slices, kStridedThreads), 1, kMaxGridBlocks)),
+        gpu::launch_overlapped(&softmax_strided_thread_kernel<T>, grid(ceil_div(slices, kStridedThreads)),
                                kStridedThreads, 0, stream, in, out, q);
         break;
     case kStridedTile:
         q.bx = int32_t(p.launch[0]);
         q.by = int32_t(p.launch[1]);
         q.tiles = ceil_div(p.inner, q.bx);
-        gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, unsigned(clamp64(p.outer * q.tiles, 1, kMaxGridBlocks)),
-                               unsigned(q.bx * q.by), 0, stream, in, out, q);
+        gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, grid(p.outer * q.tiles), unsigned(q.bx * q.by), 0,
+                               stream, in, out, q);
         break;
     case kThreePass: {  // a thread a slice; every slice's max and sum in the workspace
         float *m = gpu::aligned_workspace<float>(args.workspace), *s = m + slices;
-        const unsigned blocks = unsigned(clamp64(ceil_div(slices, kLadderWarpThreads), 1, kMaxGridBlocks));
+        const unsigned blocks = grid(ceil_div(slices, kLadderWarpThreads));
         softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
         softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
         softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
@@ -297,11 +288,8 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
 }
 
 // Rows longer than the register kernels take: see the table at the top.
-template <typename T>
-oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
-    constexpr int64_t P = gpu::vector_width<T>();
+oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info, int64_t P) {
     const int64_t L = p.axis_len, sms = info.sm_count;
-    const int64_t cap = smem_slice_capacity(info, P);
     auto plan_split = [&](int64_t target) {  // true when splitting gives more than one chunk per row
         const int64_t max_chunks = ceil_div(L, int64_t(kSplitThreads) * P * 4);
         int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
@@ -317,7 +305,7 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
         return true;
     };
     const int64_t split_target = kSplitBlocksPerSm * sms;
-    if (L <= cap) {  // one block's shared memory holds the row
+    if (L <= smem_slice_capacity(info, P)) {  // one block's shared memory holds the row
         if (p.outer < sms && plan_split(split_target)) return OPRT_SUCCESS;
         p.kernel = kRowsBlockSmem;
         p.kernel_name = "rows_block_smem";
@@ -336,13 +324,11 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info) {
     return OPRT_SUCCESS;
 }
 
-// Dense rows: rows_registers where a kRegisterRows entry holds the row (the
-// measured entries only where register_rows: the production plan and the bulk
-// kernel's fallback for unaligned data; the ladder's on_chip and bulk_async
-// steps take the unbounded ones), else the shared-memory and two-pass kernels.
+// Dense rows: rows_registers where a kRegisterRows entry takes the row (the
+// bounded entries only where register_rows: the plan and the bulk launch's
+// fallback, not the ladder's steps), else the shared-memory and two-pass kernels.
 oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool register_rows) {
-    const int64_t L = p.axis_len;
-    const int64_t esize = elems_per_vector(p.dtype) == 4 ? 4 : 2;
+    const int64_t L = p.axis_len, esize = esize_of(p.dtype);
     for (size_t i = 0; i < kRegisterRowsCount; ++i) {
         const RegisterRows &e = kRegisterRows[i];
         const bool measured = e.max_rows_per_sm != 0;
@@ -354,12 +340,7 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool reg
             return OPRT_SUCCESS;
         }
     }
-    switch (p.dtype) {
-    case OPRT_DTYPE_F32: return plan_long_rows<float>(p, info);
-    case OPRT_DTYPE_F16: return plan_long_rows<dev::half_t>(p, info);
-    case OPRT_DTYPE_BF16: return plan_long_rows<dev::bf16_t>(p, info);
-    }
-    return OPRT_ERR_UNSUPPORTED_DTYPE;  // unreachable: the frontend validated the dtype
+    return plan_long_rows(p, info, gpu::kVectorBytes / esize);
 }
 
 // ---- Rows through bulk asynchronous copies (sm_90) ----------------------------------
@@ -367,19 +348,19 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool reg
 // Where the bulk kernel replaces the dense-row kernels.
 enum class BulkUse {
     kNever,
-    kWhereFaster,  // the plan: row lengths where it measured faster (docs/kernels/softmax.md)
+    kWhereFaster,  // the plan: row lengths where it measured faster (bulk_faster)
     kWherever,     // the ladder's bulk_async step: every row of >= kBulkMinCols columns
 };
-constexpr int64_t kBulkMinCols = 1024;
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+constexpr int64_t kBulkMinCols = 1024;
+constexpr int64_t kRegisterMaxColsF32 = 16384;  // kRegisterRows' last f32 band
 
-// Measured on the H200 (2026-11-29): 16-bit rows from 2048
-// columns (bf16 (8192, 4096) 40.9 us against 46.6 in registers; (2048, 65536)
-// 201 us against 260 for the two-pass kernel); f32 rows longer than the
-// register kernels take (16384 columns): (256, 262144) 154 us against 276 for
-// the split two-pass kernel, (2048, 65536) 292 us and (1024, 131072) 292 us
-// against 396 and 400 for the block-per-row two-pass kernel.
+// H200 (2026-11-29): 16-bit rows from 2048 columns (bf16 (8192, 4096) 40.9 us
+// against 46.6 in registers; (2048, 65536) 201 us against 260 two-pass); f32
+// rows beyond the register kernels' 16384 columns: (256, 262144) 154 us
+// against 276 split two-pass, (2048, 65536) 292 and (1024, 131072) 292 us
+// against 396 and 400 block-per-row two-pass.
 bool bulk_faster(const AxisPlan &p) {
     // Rows of a measured kRegisterRows entry stay in registers.
     if (p.kernel == kRowsRegisters && kRegisterRows[p.launch[0]].max_rows_per_sm != 0) return false;
@@ -387,58 +368,38 @@ bool bulk_faster(const AxisPlan &p) {
     return p.axis_len > kRegisterMaxColsF32;
 }
 
-// A block's ring: `stages` buffers of at most `slice_bytes` each; the ring
-// always fits one block.
+// A block's ring: kBulkStages buffers of up to kBulkSliceBytes (less where
+// one block's shared memory does not hold them).
 constexpr int64_t kBulkSliceBytes = 32 * 1024;
 constexpr int kBulkStages = 3;
 static_assert(kBulkStages >= kBulkMinStages && kBulkStages <= kBulkMaxStages, "a ring the kernel takes");
 constexpr int kBulkVectorsPerThread = 8;     // split rows
 constexpr int kBulkRowVectorsPerThread = 4;  // a whole row per block
-
-struct BulkRing {
-    int64_t slice_bytes;
-    int stages;
-};
-
-BulkRing bulk_ring(const gpu::DeviceInfo &info) {
-    BulkRing r;
-    r.stages = kBulkStages;
-    r.slice_bytes = kBulkSliceBytes;
-    const int64_t room = int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
-    if (r.slice_bytes * r.stages > room) r.slice_bytes = room / r.stages;
-    r.slice_bytes = r.slice_bytes / 16 * 16;
-    return r;
-}
-
-// Blocks of the split form must all be resident: slices of at least this many
-// bytes when a row is split only to give every SM work.
+// Split rows: slices of at least this many bytes when a row is split only to
+// give every SM work (every block of a split row must be resident).
 constexpr int64_t kBulkMinSliceBytes = 8 * 1024;
-// Slices a row longer than one buffer is split into, where slices of
-// kBulkSplitMinSliceBytes .. one buffer allow it.
+// A row longer than one buffer is split into about kBulkSplitChunks slices of
+// kBulkSplitMinSliceBytes up to a buffer: smaller slices make more blocks per
+// SM, which hides latency, while more slices couple more blocks in each row's
+// exchange. H200, 2026-11-29: f32 (2048, 65536) 66% of the copy ceiling with
+// 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB.
+// 16 KB rather than 8 KB for rows of 256 KB: f32 (2048, 65536) 85 -> 88%,
+// bf16 (1024, 131072) 82 -> 85% (2026-11-30).
 constexpr int64_t kBulkSplitChunks = 32;
-// 16 KB rather than 8 KB slices for rows of 256 KB: f32 (2048, 65536) 85 ->
-// 88% of the copy ceiling, bf16 (1024, 131072) 82 -> 85% (H200, 2026-11-30).
 constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 
 // Split rows whose wave has at least this many row groups claim their rows
-// (kClaim) instead of taking every row_groups-th. H200,
-// 2026-11-30: (2048, 65536) 16-bit 82-84 -> 88% of the copy ceiling, f32 88 -> 93%,
-// (1024, 131072) 16-bit 85-86 -> 87-88%, f32 86-89 -> 91% (16-66 groups);
-// with 2-8 groups level or slower ((256, 2^20) f32, 2 groups: 87 -> 63%): a
-// row then waits for whichever of few blocks per slice claimed it. f32 rows
-// of a length off whole 16-byte vectors keep the fixed groups: their claimed
-// instance ran 5-6% slower ((2048, 50257) 81 -> 76%; 64 registers where the
-// fixed one takes 76), while 16-bit ones gained up to 3%.
+// (kClaim) instead of taking every row_groups-th. H200, 2026-11-30: (2048,
+// 65536) 16-bit 82-84 -> 88% of the copy ceiling, f32 88 -> 93%; (1024,
+// 131072) 16-bit 85-86 -> 87-88%, f32 86-89 -> 91% (16-66 groups); with 2-8
+// groups level or slower ((256, 2^20) f32, 2 groups: 87 -> 63%). f32 rows off
+// whole vectors keep the fixed groups: claimed, (2048, 50257) 81 -> 76%.
 constexpr int64_t kClaimMinRowGroups = 16;
 
-// What split rows keep in the workspace, all ones at every launch: an 8-byte
-// (max, sum) slot per slice of every row, then a 4-byte row counter per slice
-// (kClaim).
+// Split rows keep in the workspace, all ones at every launch, an 8-byte
+// (max, sum) slot per slice of every row, then a 4-byte row counter per slice.
 size_t bulk_split_state_bytes(int64_t rows, int64_t chunks) {
     return size_t(rows * chunks) * sizeof(unsigned long long) + size_t(chunks) * sizeof(unsigned);
-}
-size_t bulk_workspace_bytes(int64_t rows, int64_t chunks) {
-    return chunks > 1 ? kWorkspaceAlign + bulk_split_state_bytes(rows, chunks) : 0;
 }
 
 // Vectors a thread of the ring's register form (kRowVecs) for whole rows of
@@ -450,16 +411,14 @@ int row_register_vecs(int64_t esize, int64_t threads, int64_t slice) {
     return per_thread <= 4 ? 4 : per_thread <= kRowRegisterMaxVecs ? kRowRegisterMaxVecs : 0;
 }
 
-// 16-bit rows of 12289-16384 elements fill the register form's 256 threads at
-// 8 vectors a thread. Those blocks (114 registers a thread) run where there
-// are at least this many rows for each of them resident (4.5 waves of two-row
-// blocks); the plain ring's 512 threads otherwise. H200
-// (2026-11-30), against the ring: (4096, 16384) f16 76.4 -> 70.6 us (84 -> 90% of the
-// copy ceiling), (8192, 16384) bf16 146.5 -> 135.3 (87 -> 94%), (2560, 16384)
-// bf16 49.0 -> 46.8, (4096, 16383) bf16 93.1 -> 84.1, (4096, 12289) bf16 80.0
-// -> 73.0; but (2112, 16384) f16 39.0 -> 40.3 (4 waves) and (1024, 16384)
-// bf16 21.7 -> 22.8: with few rows the ring's one looping wave is as good.
-// Rows of 12288 (192 threads) lost too: 55.6 -> 58.6 us.
+// 16-bit rows of 12289-16384 elements fill the register form's 256 threads
+// at 8 vectors a thread (114 registers). Those blocks run where there are at
+// least this many rows for each of them resident (4.5 waves of two-row
+// blocks), the ring's 512 threads otherwise. H200 (2026-11-30), against the
+// ring: (4096, 16384) f16 76.4 -> 70.6 us, (8192, 16384) bf16 146.5 -> 135.3,
+// (4096, 16383) bf16 93.1 -> 84.1, (4096, 12289) bf16 80.0 -> 73.0; but
+// (2112, 16384) f16 39.0 -> 40.3 (4 waves), (1024, 16384) bf16 21.7 -> 22.8,
+// and rows of 12288 (192 threads) 55.6 -> 58.6.
 constexpr int64_t kWideRowRegisterRowsPerBlock = 9;
 bool enough_rows_for_wide_registers(int64_t rows, int64_t reg_resident) {
     return rows >= kWideRowRegisterRowsPerBlock * reg_resident;
@@ -467,11 +426,10 @@ bool enough_rows_for_wide_registers(int64_t rows, int64_t reg_resident) {
 
 // Whether the ring runs whole rows (chunks == 1) in its register form. At 4
 // vectors a thread its 80 registers leave fewer blocks resident: where the
-// ring's blocks take every row in one wave and the register form's would not,
-// the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form; H200,
-// 2026-11-30); rows off 16-byte boundaries (heads) take it wherever
-// it fits. At 8, see kWideRowRegisterRowsPerBlock. ring_resident, reg_resident:
-// blocks resident at once.
+// ring's blocks take every row in one wave and the register form's would
+// not, the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form;
+// H200, 2026-11-30); rows off 16-byte boundaries (heads) take it wherever it
+// fits. ring_resident, reg_resident: blocks resident at once.
 bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, bool heads,
                         int64_t ring_resident, int64_t reg_resident) {
     const int vecs = row_register_vecs(esize, threads, slice);
@@ -486,126 +444,26 @@ auto row_registers_instance(int vecs) {
                                        : &softmax_rows_bulk_kernel<T, 4, kHeads>;
 }
 
-// The plan's ring kernel for a dtype, or (16-bit, vecs 4 or 8) its register form.
+// The plan's ring kernel for T, or (16-bit, vecs 4 or 8) its register form.
+template <typename T>
+const void *bulk_kernel_of(int vecs) {
+    if constexpr (sizeof(T) == 2)
+        if (vecs) return reinterpret_cast<const void *>(row_registers_instance<T, false>(vecs));
+    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
+}
 const void *bulk_kernel_for(oprt_dtype_t dtype, int vecs = 0) {
-    const auto *kernel = reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<float>);
-    if (dtype == OPRT_DTYPE_F16)
-        kernel = vecs ? reinterpret_cast<const void *>(row_registers_instance<dev::half_t, false>(vecs))
-                      : reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<dev::half_t>);
-    if (dtype == OPRT_DTYPE_BF16)
-        kernel = vecs ? reinterpret_cast<const void *>(row_registers_instance<dev::bf16_t, false>(vecs))
-                      : reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<dev::bf16_t>);
-    return kernel;
+    return dtype == OPRT_DTYPE_F16    ? bulk_kernel_of<dev::half_t>(vecs)
+           : dtype == OPRT_DTYPE_BF16 ? bulk_kernel_of<dev::bf16_t>(vecs)
+                                      : bulk_kernel_of<float>(0);
 }
 
-// Blocks of `kernel` (threads, dynamic shared memory) resident at once on the current device.
-oprt_status_t bulk_resident_blocks(const char *op, const void *kernel, int threads, size_t smem,
-                                   const gpu::DeviceInfo &info, int64_t *blocks) {
-    int per_sm = 0;
-    const oprt_status_t s = gpu::resident_blocks_per_sm(op, kernel, threads, smem, &per_sm);
-    *blocks = int64_t(per_sm) * info.sm_count;
-    return s;
-}
-#endif
-
-// Replaces a dense-row plan by the bulk kernel where `use` says so and it
-// applies: an sm_90 device and kernel, and every block of a split row
-// resident at once (rows off 16-byte boundaries go to the kHeads instances).
-oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse use) {
-#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-    const int64_t L = p.axis_len, rows = p.outer, sms = info.sm_count;
-    const int64_t P = elems_per_vector(p.dtype);
-    const int64_t esize = P == 4 ? 4 : 2;
-    if (use == BulkUse::kNever || (use == BulkUse::kWhereFaster && !bulk_faster(p))) return OPRT_SUCCESS;
-    const bool whole_vectors = L % P == 0;
-    if (L < kBulkMinCols || info.cc_major < 9) return OPRT_SUCCESS;
-    const void *kernel = bulk_kernel_for(p.dtype);
-    int ptx = 0;
-    oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
-    if (s != OPRT_SUCCESS || ptx < 90) return s;
-
-    const BulkRing ring = bulk_ring(info);
-    // A row longer than one buffer is split into about kBulkSplitChunks slices
-    // of kBulkSplitMinSliceBytes up to a buffer: smaller slices make smaller blocks
-    // and more of them per SM, which hides latency better, while more slices
-    // per row would couple more blocks in each row's exchange (measured on the
-    // H200, 2026-11-29: f32 (2048, 65536) 66% of the copy ceiling
-    // with 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB).
-    int64_t slice_bytes = ring.slice_bytes;
-    if (L * esize > slice_bytes)
-        slice_bytes = clamp64(round_up(ceil_div(L * esize, kBulkSplitChunks), 16),
-                              kBulkSplitMinSliceBytes < slice_bytes ? kBulkSplitMinSliceBytes : slice_bytes,
-                              slice_bytes);
-    const int64_t max_slice = slice_bytes / esize;
-    int64_t chunks = ceil_div(L, max_slice);
-    if (rows * chunks < sms) {  // few rows: more, smaller slices so every SM streams
-        const int64_t finest = ceil_div(L * esize, kBulkMinSliceBytes);
-        const int64_t wanted = ceil_div(sms, rows);
-        chunks = clamp64(wanted < finest ? wanted : finest, chunks, finest > chunks ? finest : chunks);
-    }
-    const int64_t slice = round_up(ceil_div(L, chunks), P);
-    chunks = ceil_div(L, slice);
-    // Vectors per thread in each pass over the slice. A whole row per block takes more threads:
-    // those blocks are large (2 per SM for 32 KB rows), so 4 vectors a thread
-    // keep 32 warps on the SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows
-    // measured 0-3% slower with 4; H200, 2026-11-29).
-    const int vecs = chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread;
-    // At least 128 threads: rows off boundaries read their ends one per thread (row_end_element).
-    int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
-    if (chunks == 1 && esize == 2 && threads > kRowRegisterThreads &&
-        round_up(ceil_div(slice / P, kRowRegisterMaxVecs), 64) == kRowRegisterThreads) {
-        // Rows of 12289-16384 16-bit elements fill the register form's 256
-        // threads at 8 vectors a thread: they take 256 threads where there are
-        // enough rows for that form (enough_rows_for_wide_registers).
-        int64_t wide_resident = 0;
-        s = bulk_resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, kRowRegisterMaxVecs),
-                                 kRowRegisterThreads, size_t(ring.stages * slice * esize), info, &wide_resident);
-        if (s != OPRT_SUCCESS) return s;
-        if (enough_rows_for_wide_registers(rows, wide_resident)) threads = kRowRegisterThreads;
-    }
-    int64_t resident = 0;
-    s = bulk_resident_blocks(kPlanOp, kernel, threads, size_t(ring.stages * slice * esize), info, &resident);
-    if (s != OPRT_SUCCESS || resident < chunks) return s;
-    p.kernel = kRowsBulk;
-    p.kernel_name = chunks > 1 ? "rows_bulk_ring_split" : "rows_bulk_ring";
-    // Claimed rows where the wave has enough row groups and rows past its
-    // first round (the launch keeps this choice, whatever it finds resident).
-    if (chunks > 1 && resident / chunks >= kClaimMinRowGroups && rows > ring.stages * (resident / chunks) &&
-        (esize == 2 || whole_vectors)) {
-        p.kernel = kRowsBulkClaimed;
-        p.kernel_name = "rows_bulk_ring_split_claimed";
-    }
-    const int reg_vecs = chunks == 1 ? row_register_vecs(esize, threads, slice) : 0;
-    if (reg_vecs > 0) {  // the launch decides again on the executing device, by the same rule
-        int64_t reg_resident = 0;
-        s = bulk_resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, reg_vecs), threads,
-                                 size_t(ring.stages * slice * esize), info, &reg_resident);
-        if (s != OPRT_SUCCESS) return s;
-        if (bulk_row_registers(esize, rows, threads, slice, !whole_vectors, resident, reg_resident))
-            p.kernel_name = "rows_bulk_ring_registers";
-    }
-    p.launch[0] = threads;
-    p.launch[1] = chunks;
-    p.launch[2] = slice;
-    p.launch[3] = ring.stages;
-    // The dense-row plan's workspace stays covered: it runs unaligned data.
-    const size_t ws = bulk_workspace_bytes(rows, chunks);
-    if (ws > p.workspace_bytes) p.workspace_bytes = ws;
-#else
-    (void)p, (void)info, (void)use;
-#endif
-    return OPRT_SUCCESS;
-}
-
-#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-// Rows of the register form from this size on run as a grid of blocks of two
-// rows each instead of one wave of blocks that loop over all rows. Blocks that
-// finish and leave let the GPU's block scheduler hand the next rows to the
-// SMs that are ahead; a fixed share per block waits for the slowest SM. H200
-// (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us (79 -> 87% of
-// the copy ceiling), (32768, 4096) 150.5 -> 131.9 us, (4096, 8192) 40.1 -> 37.6;
-// one row a block leaves nothing to overlap with its load (40.4 us), and rows
-// of 4 KB lost with it ((16384, 2048) f16 36.1 -> 45.7 us).
+// Register-form rows from this size on run as a grid of blocks of two rows
+// each instead of one wave of blocks that loop over all rows: blocks that
+// leave let the block scheduler hand the next rows to the SMs that are
+// ahead. H200 (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us, (32768, 4096)
+// 150.5 -> 131.9, (4096, 8192) 40.1 -> 37.6; one row a block leaves nothing
+// to overlap with its load (40.4 us); rows of 4 KB lost ((16384, 2048) f16
+// 36.1 -> 45.7 us).
 constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
 
 // Whether every row of out sits at the same offset from a 16-byte boundary as
@@ -628,26 +486,19 @@ template <typename T>
 oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
                                         int64_t ring_resident, bool heads, const gpu::DeviceInfo &info,
                                         dev::stream_t stream, bool *launched) {
-    *launched = false;
-    if constexpr (sizeof(T) == 2) {
-        const int64_t esize = int64_t(sizeof(T));
-        const int vecs = row_register_vecs(esize, threads, q.slice);
-        if (vecs == 0) return OPRT_SUCCESS;
-        auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
-        int64_t resident = 0;
-        const oprt_status_t s =
-            bulk_resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
-        if (s != OPRT_SUCCESS) return s;
-        if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
-        q.row_groups = clamp64(resident, 1, q.rows);
-        if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
-            q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
-        gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
-        *launched = true;
-    } else {
-        (void)q, (void)in, (void)out, (void)threads, (void)smem, (void)ring_resident, (void)heads, (void)info,
-            (void)stream;
-    }
+    const int64_t esize = int64_t(sizeof(T));
+    const int vecs = row_register_vecs(esize, threads, q.slice);
+    if (vecs == 0) return OPRT_SUCCESS;
+    auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
+    int64_t resident = 0;
+    const oprt_status_t s = resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
+    if (s != OPRT_SUCCESS) return s;
+    if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
+    q.row_groups = clamp64(resident, 1, q.rows);
+    if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
+        q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
+    gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
+    *launched = true;
     return OPRT_SUCCESS;
 }
 
@@ -661,28 +512,103 @@ oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRo
     q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
     q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
     cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, bulk_split_state_bytes(q.rows, q.chunks), stream);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaMemsetAsync(softmax slice slots and row counters)", int(e));
+    const char *what = "cudaMemsetAsync(softmax slice slots and row counters)";
+    if (e == cudaSuccess) {
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeCooperative;
+        attr.val.cooperative = 1;
+        const cudaLaunchConfig_t config{dim3(unsigned(q.row_groups * q.chunks)), dim3(unsigned(threads)), smem, stream,
+                                        &attr, 1};
+        e = cudaLaunchKernelEx(&config, kernel, in, out, q);
+        what = "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)";
     }
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(q.row_groups * q.chunks), 1, 1);
-    config.blockDim = dim3(unsigned(threads), 1, 1);
-    config.dynamicSmemBytes = smem;
-    config.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeCooperative;
-    attr[0].val.cooperative = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-    e = cudaLaunchKernelEx(&config, kernel, in, out, q);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)", int(e));
-    }
-    return OPRT_SUCCESS;
+    if (e == cudaSuccess) return OPRT_SUCCESS;
+    (void)cudaGetLastError();
+    return gpu::runtime_error(kOp, what, int(e));
 }
 #endif
+
+// Replaces a dense-row plan by the bulk kernel where `use` says so and it
+// applies: an sm_90 device and kernel, and every block of a split row
+// resident at once (rows off 16-byte boundaries go to the kHeads instances).
+oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse use) {
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+    const int64_t L = p.axis_len, rows = p.outer, sms = info.sm_count;
+    const int64_t esize = esize_of(p.dtype), P = gpu::kVectorBytes / esize;
+    if (use == BulkUse::kNever || (use == BulkUse::kWhereFaster && !bulk_faster(p))) return OPRT_SUCCESS;
+    const bool whole_vectors = L % P == 0;
+    if (L < kBulkMinCols || info.cc_major < 9) return OPRT_SUCCESS;
+    const void *kernel = bulk_kernel_for(p.dtype);
+    int ptx = 0;
+    oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
+    if (s != OPRT_SUCCESS || ptx < 90) return s;
+
+    int64_t buffer_bytes = kBulkSliceBytes;  // the ring's buffers
+    if (buffer_bytes * kBulkStages > smem_room(info)) buffer_bytes = smem_room(info) / kBulkStages;
+    buffer_bytes = buffer_bytes / 16 * 16;
+    int64_t slice_bytes = buffer_bytes;
+    if (L * esize > slice_bytes)
+        slice_bytes = clamp64(round_up(ceil_div(L * esize, kBulkSplitChunks), 16),
+                              kBulkSplitMinSliceBytes < slice_bytes ? kBulkSplitMinSliceBytes : slice_bytes,
+                              slice_bytes);
+    int64_t chunks = ceil_div(L, slice_bytes / esize);
+    if (rows * chunks < sms) {  // few rows: more, smaller slices so every SM streams
+        const int64_t finest = ceil_div(L * esize, kBulkMinSliceBytes);
+        const int64_t wanted = ceil_div(sms, rows);
+        chunks = clamp64(wanted < finest ? wanted : finest, chunks, finest > chunks ? finest : chunks);
+    }
+    const int64_t slice = round_up(ceil_div(L, chunks), P);
+    chunks = ceil_div(L, slice);
+    const size_t smem = size_t(kBulkStages * slice * esize);
+    // Vectors a thread in each pass over the slice. Blocks of a whole row are
+    // large (2 per SM for 32 KB rows): 4 vectors a thread keep 32 warps on the
+    // SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows measured 0-3% slower
+    // with 4; H200, 2026-11-29). At least 128 threads: rows off boundaries
+    // read their ends one per thread (row_end_element).
+    const int vecs = chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread;
+    int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
+    if (chunks == 1 && esize == 2 && threads > kRowRegisterThreads &&
+        round_up(ceil_div(slice / P, kRowRegisterMaxVecs), 64) == kRowRegisterThreads) {
+        // Rows of 12289-16384 16-bit elements: 256 threads at 8 vectors a
+        // thread where there are enough rows (enough_rows_for_wide_registers).
+        int64_t wide_resident = 0;
+        s = resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, kRowRegisterMaxVecs), kRowRegisterThreads, smem, info,
+                            &wide_resident);
+        if (s != OPRT_SUCCESS) return s;
+        if (enough_rows_for_wide_registers(rows, wide_resident)) threads = kRowRegisterThreads;
+    }
+    int64_t resident = 0;
+    s = resident_blocks(kPlanOp, kernel, threads, smem, info, &resident);
+    if (s != OPRT_SUCCESS || resident < chunks) return s;
+    p.kernel = kRowsBulk;
+    p.kernel_name = chunks > 1 ? "rows_bulk_ring_split" : "rows_bulk_ring";
+    // Claimed rows where the wave has enough row groups and rows past its
+    // first round (the launch keeps this choice, whatever it finds resident).
+    if (chunks > 1 && resident / chunks >= kClaimMinRowGroups && rows > kBulkStages * (resident / chunks) &&
+        (esize == 2 || whole_vectors)) {
+        p.kernel = kRowsBulkClaimed;
+        p.kernel_name = "rows_bulk_ring_split_claimed";
+    }
+    const int reg_vecs = chunks == 1 ? row_register_vecs(esize, threads, slice) : 0;
+    if (reg_vecs > 0) {  // the launch decides again on the executing device, by the same rule
+        int64_t reg_resident = 0;
+        s = resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, reg_vecs), threads, smem, info, &reg_resident);
+        if (s != OPRT_SUCCESS) return s;
+        if (bulk_row_registers(esize, rows, threads, slice, !whole_vectors, resident, reg_resident))
+            p.kernel_name = "rows_bulk_ring_registers";
+    }
+    p.launch[0] = threads;
+    p.launch[1] = chunks;
+    p.launch[2] = slice;
+    p.launch[3] = kBulkStages;
+    // The dense-row plan's workspace stays covered: it runs unaligned data.
+    const size_t ws = chunks > 1 ? kWorkspaceAlign + bulk_split_state_bytes(rows, chunks) : 0;
+    if (ws > p.workspace_bytes) p.workspace_bytes = ws;
+#else
+    (void)p, (void)info, (void)use;
+#endif
+    return OPRT_SUCCESS;
+}
 
 template <typename T>
 oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
@@ -709,18 +635,19 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
         auto *ring = aligned ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
                              : (claimed ? &softmax_rows_bulk_kernel<T, 0, true, true> : &softmax_rows_bulk_kernel<T, 0, true>);
         int64_t resident = 0;
-        if ((s = bulk_resident_blocks(kOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
+        if ((s = resident_blocks(kOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
             OPRT_SUCCESS)
             return s;
         if (resident >= q.chunks) {
             q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
             if (q.chunks > 1) return launch_bulk_split(ring, q, args, in, out, threads, smem, stream);
-            bool launched = false;  // whole 16-bit rows: the register form where it fits
-            if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, !aligned, info, stream,
-                                               &launched)) != OPRT_SUCCESS)
-                return s;
-            if (!launched)
-                gpu::launch_overlapped(ring, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
+            if constexpr (sizeof(T) == 2) {  // whole 16-bit rows: the register form where it fits
+                bool launched = false;
+                if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, !aligned, info, stream,
+                                                   &launched)) != OPRT_SUCCESS || launched)
+                    return s;
+            }
+            gpu::launch_overlapped(ring, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
             return OPRT_SUCCESS;
         }
     }
@@ -733,9 +660,9 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     dense.workspace_bytes = 0;
     if ((s = plan_dense_rows(dense, info, /*register_rows=*/true)) != OPRT_SUCCESS) return s;
     if (dense.workspace_bytes > p.workspace_bytes) {
-        // Planned here, on a device unlike the planning one, the dense-row plan
-        // wants more workspace than the caller was told to give: the
-        // block-per-row two-pass kernel needs none and takes any row.
+        // Planned on a device unlike this one, the dense-row plan wants more
+        // workspace than the caller gives: the block-per-row two-pass kernel
+        // needs none and takes any row.
         dense.kernel = kRowsLong;
         dense.launch[0] = kLongThreads;
         dense.workspace_bytes = 0;
@@ -754,19 +681,16 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kPlanOp, &info);
     if (s != OPRT_SUCCESS) return s;
-    const int64_t sms = info.sm_count;
-
     if (p.rows_contiguous(/*check_out_axis=*/true)) {
         if ((s = plan_dense_rows(p, info, bulk == BulkUse::kWhereFaster)) != OPRT_SUCCESS) return s;
         return plan_bulk_rows(p, info, bulk);
     }
-
-    if (p.outer * p.inner >= kSlicesPerSmForThreads * sms) {
+    if (p.outer * p.inner >= kSlicesPerSmForThreads * info.sm_count) {
         p.kernel = kStridedThread;
         p.kernel_name = "strided_thread_per_slice";
         return OPRT_SUCCESS;
     }
-    const int64_t bx = clamp64(next_pow2(p.inner), 1, 32);  // 32 inner positions: a full 128-byte f32 line
+    const int64_t bx = clamp64(gpu::next_pow2(p.inner), 1, 32);  // 32 inner positions: a full 128-byte f32 line
     p.kernel = kStridedTile;
     p.kernel_name = "strided_tile";
     p.launch[0] = bx;
@@ -791,9 +715,10 @@ oprt_status_t plan_plain(AxisPlan &p) {
     return OPRT_SUCCESS;
 }
 
-// on_chip (kNever): the dense-row kernels, loads through registers; bulk_async
-// (kWherever): the same with every row of >= kBulkMinCols columns on the
-// bulk-copy ring (sm_90). Dense rows only (a length-1 axis is dense in any layout).
+// on_chip (kNever): the dense-row kernels, loads through registers;
+// bulk_async (kWherever): the same with every row of >= kBulkMinCols columns
+// on the bulk-copy ring (sm_90). Dense rows only (a length-1 axis is dense in
+// any layout).
 template <BulkUse U>
 oprt_status_t plan_dense_step(AxisPlan &p) {
     const char *step = U == BulkUse::kNever ? "on_chip" : "bulk_async";

@@ -234,7 +234,7 @@ __device__ __forceinline__ RowAt row_at(const T *in, const T *out, int64_t row, 
     if constexpr (!kGeneral) {
         return RowAt{io, 0, int(L), true};
     } else {
-        const sm::RowHead rh = sm::row_head<true>(in + io, out + io, L, kThreads);
+        const sm::RowHead rh = sm::row_head(in + io, out + io, L, kThreads);
         return RowAt{io, int(rh.head), int(L - rh.head), rh.vec};
     }
 }
