@@ -723,9 +723,11 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // each piece at least kMinSplitKTiles k-tiles deep. direct_store: C from registers rather
 // than through TMA stores. The rows come from the benchmark's sweep
 // (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape; the skinny
-// rows from --rotate, B read from DRAM). Measured on the H200, 2026-12-02, bf16, % of
-// cuBLAS: 16x4096x4096 96% (hot 87%), 64x4096x4096 96-97% (hot 72-75%), 128x4096x4096
-// 93% (hot 104-108%), 1024^3 104%, 2048^3 100%, 4096^3 89-97%, 8192^3 100-102%.
+// rows under 64 chosen to beat cuBLAS both from DRAM (--rotate) and with B in the L2; at 64
+// rows and more the DRAM figure decides). Measured on the H200, bf16, % of cuBLAS: 2026-12-03,
+// 8 .. 56 x 4096 x 4096 102-107% from DRAM and 102-111% hot; 2026-12-02, 64x4096x4096 96-97%
+// (hot 72-75%), 128x4096x4096 93% (hot 104-108%), 1024^3 104%, 2048^3 100%, 4096^3 89-97%,
+// 8192^3 100-102%.
 struct PlanRow {
     int64_t max_m;
     double max_waves;
@@ -736,7 +738,9 @@ constexpr double kAny = 1e30;
 constexpr int64_t kAnyM = int64_t(1) << 62;
 constexpr int kMinSplitKTiles = 4;
 constexpr PlanRow kPlan[] = {
-    {16, kAny, k64x256, 8, false},      // M <= 16 (16x4096x4096): B streamed by every SM, K split 8 ways
+    {16, kAny, k64x128, 4, false},      // M <= 16 (8, 16 x 4096 x 4096): K split 4 ways
+    {32, kAny, k64x128, 2, false},      // M <= 32 (24, 32 x 4096 x 4096)
+    {56, kAny, k64x64, 2, false},       // M <= 56 (40 .. 56 x 4096 x 4096): A's box still 8+ rows short of 64
     {128, kAny, k64x64, 1, false},      // M <= 128 (64 and 128 x 4096 x 4096): one piece, B from DRAM
     {kAnyM, 0.5, k64x128, 1, false},    // small products (1024^3)
     {kAnyM, kAny, k128x256, 1, false},  // about a wave and more (2048^3 .. 8192^3)
