@@ -142,7 +142,9 @@ TEST_F(NvidiaVariants, Matmul) {
                 tensor_cores ? std::vector<oprt_dtype_t>{OPRT_DTYPE_F16, OPRT_DTYPE_BF16} : all_dtypes();
             const std::vector<std::vector<int64_t>> shapes =
                 tensor_cores ? std::vector<std::vector<int64_t>>{{1, 8, 8}, {7, 40, 24}, {129, 264, 136},
-                                                                 {257, 64, 392}, {33, 1000, 8}, {300, 4104, 520}}
+                                                                 {257, 64, 392}, {33, 1000, 8}, {300, 4104, 520},
+                                                                 // under 64 rows, K split 4 / 2 / 2 ways
+                                                                 {12, 4104, 72}, {20, 1032, 264}, {50, 2056, 136}}
                              : std::vector<std::vector<int64_t>>{{1, 4, 4}, {7, 36, 20}, {129, 260, 132},
                                                                  {257, 64, 388}, {33, 1000, 8}};
             for (oprt_dtype_t dt : dtypes)
