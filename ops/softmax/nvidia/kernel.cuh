@@ -132,6 +132,8 @@ __device__ __forceinline__ void for_each_vector(const T *__restrict__ x, int64_t
 
 // Running (max, sum) of x[0..n) over nt cooperating threads: vectors after
 // the elements before x's first 16-byte boundary; four vectors in flight.
+// The loop is for_each_vector's, written out: through its callback ptxas gave
+// the bf16 two-pass kernels 52 and 59 registers instead of 53 and 56.
 template <typename T>
 __device__ __forceinline__ F32Pair span_stats(const T *__restrict__ x, int64_t n, int64_t tid, int64_t nt) {
     constexpr int P = gpu::vector_width<T>();
