@@ -10,7 +10,8 @@
  *    call passed them: backend and variant names, the raw parameter (a float by its bits, an
  *    int, or None), "new output" or the given output, then per array its library, dtype,
  *    shape, strides and device, and for CUDA tensors their device's current stream. numpy arrays are
- *    read through the buffer protocol, torch tensors through their attributes and methods;
+ *    read through the buffer protocol, torch tensors through DLPack's C exchange table where
+ *    torch has one (else their attributes and methods) and is_neg();
  *    the fields are those of the Python key (_fast_path.py's docstring says why each one
  *    matters). Anything else, or anything unusual (a subclass, a read-only output, a
  *    tensor with the negative bit), is a miss.
@@ -57,7 +58,7 @@ static int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *o) {
 #endif
 
 enum {
-    INTERFACE = 3,      /* what _native.py expects; raised with any change of the calls below */
+    INTERFACE = 4,      /* what _native.py expects; raised with any change of the calls below */
     MAX_DIMS = 8,       /* oprt_tensor_view_t */
     MAX_INPUTS = 2,     /* vector_add, matmul */
     KEY_BYTES = 1024,   /* room for 3 arrays of 8 dims and the names */
@@ -70,9 +71,48 @@ enum {
 static PyObject *ndarray_type;      /* numpy.ndarray (exact class only) */
 static PyObject *tensor_type;       /* torch.Tensor (exact class only) */
 static PyObject *cuda_get_stream;   /* torch._C._cuda_getCurrentRawStream(int) -> int, or NULL */
+static PyObject *dlpack_capsule;    /* torch.Tensor.__dlpack_c_exchange_api__ (kept alive), or NULL */
 /* Interned attribute and method names. */
 static PyObject *s_used, *s_dtype, *s_shape, *s_stride, *s_is_neg, *s_is_cuda,
     *s_is_cpu, *s_get_device, *s_data_ptr, *s_requires_grad;
+
+/* ---- DLPack's C exchange table (dlpack.h 1.x, declared here: no header needed) ----------
+ * Recent torch releases (2.11 has it) publish it as torch.Tensor.__dlpack_c_exchange_api__,
+ * a capsule named "dlpack_exchange_api". Its dltensor_from_py_object_no_sync fills a DLTensor
+ * (data, device, dtype, shape, strides) from a tensor in one C call, where the attribute
+ * reads below take seven calls into Python. Only that entry is used. */
+typedef struct {
+    uint32_t major, minor;
+} DLPackVersion;
+typedef struct {
+    int32_t device_type, device_id; /* kDLCPU 1, kDLCUDA 2 */
+} DLDevice;
+typedef struct {
+    uint8_t code, bits;
+    uint16_t lanes;
+} DLDataType;
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape, *strides; /* strides in elements */
+    uint64_t byte_offset;
+} DLTensor;
+typedef struct DLPackExchangeAPIHeader {
+    DLPackVersion version;
+    struct DLPackExchangeAPIHeader *prev_api;
+} DLPackExchangeAPIHeader;
+typedef struct {
+    DLPackExchangeAPIHeader header;
+    void *managed_tensor_allocator, *managed_tensor_from_py_object_no_sync,
+        *managed_tensor_to_py_object_no_sync;
+    int (*dltensor_from_py_object_no_sync)(void *py_object, DLTensor *out); /* 0, or -1 and a
+                                                                          * Python error */
+    void *current_work_stream;
+} DLPackExchangeAPI;
+enum { kDLCPU = 1, kDLCUDA = 2 };
+static int (*dltensor_from_py)(void *, DLTensor *); /* from dlpack_capsule's table, or NULL */
 
 /* ---- the key -------------------------------------------------------------------------- */
 
@@ -199,7 +239,11 @@ static int truth(PyObject *v) {
  * element strides, device (-1: the CPU, else the CUDA index). Strided layout only (the
  * other layouts, sparse, nested, mkldnn, have no strides: stride() raises), no negative
  * bit; an output must not require grad. *device receives the device. */
+static int read_torch_dlpack(Key *k, PyObject *t, int output, Read *r, long *device);
+
 static int read_torch(Key *k, PyObject *t, int output, Read *r, long *device) {
+    if (dltensor_from_py != NULL)
+        return read_torch_dlpack(k, t, output, r, device);
     int ok = 0;
     PyObject *dtype = NULL, *shape = NULL, *stride = NULL, *ptr = NULL;
     dtype = PyObject_GetAttr(t, s_dtype);
@@ -245,6 +289,41 @@ done:
     if (!ok)
         PyErr_Clear();
     return ok;
+}
+
+/* read_torch through DLPack's exchange table: the same key fields from one C call, then
+ * the two that DLPack does not carry (the negative bit, an output's requires_grad).
+ * Layouts without strided storage (sparse, mkldnn, nested), quantized dtypes and devices
+ * other than the CPU and CUDA fail the export or the device check: a miss. */
+static int read_torch_dlpack(Key *k, PyObject *t, int output, Read *r, long *device) {
+    DLTensor dl;
+    if (dltensor_from_py(t, &dl) != 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (dl.ndim > MAX_DIMS || dl.dtype.lanes != 1 || (dl.ndim > 0 && dl.strides == NULL))
+        return 0;
+    if (dl.device.device_type == kDLCUDA && dl.device.device_id >= 0)
+        *device = dl.device.device_id;
+    else if (dl.device.device_type == kDLCPU)
+        *device = -1;
+    else
+        return 0;
+    if (truth(call_method0(t, s_is_neg)) != 0)
+        return 0;
+    if (output && truth(PyObject_GetAttr(t, s_requires_grad)) != 0)
+        return 0;
+    r->data = (char *)dl.data + dl.byte_offset;
+    key_i64(k, KIND_TORCH);
+    key_i64(k, (int64_t)dl.dtype.code << 8 | dl.dtype.bits);
+    key_i64(k, *device);
+    key_i64(k, dl.ndim);
+    for (int d = 0; d < dl.ndim; ++d)
+        key_i64(k, dl.shape[d]);
+    key_i64(k, dl.ndim);
+    for (int d = 0; d < dl.ndim; ++d)
+        key_i64(k, dl.strides[d]);
+    return 1;
 }
 
 /* ---- Slot: one plan's lock and C call -------------------------------------------------- */
@@ -797,21 +876,33 @@ static PyObject *bind_numpy(PyObject *module, PyObject *ndarray) {
     Py_RETURN_NONE;
 }
 
-/* bind_torch(torch.Tensor, torch._C._cuda_getCurrentRawStream or None) */
+/* bind_torch(torch.Tensor, torch._C._cuda_getCurrentRawStream or None,
+ *            torch.Tensor.__dlpack_c_exchange_api__ or None) */
 static PyObject *bind_torch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "bind_torch() takes 2 arguments");
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "bind_torch() takes 3 arguments");
         return NULL;
+    }
+    const DLPackExchangeAPI *api = NULL;
+    if (args[2] != Py_None) { /* a table of another major version is not used */
+        api = PyCapsule_GetPointer(args[2], "dlpack_exchange_api");
+        if (api == NULL)
+            return NULL;
+        if (api->header.version.major != 1)
+            api = NULL;
     }
     set_ref(&tensor_type, args[0]);
     set_ref(&cuda_get_stream, args[1]);
-    Py_RETURN_NONE;
+    set_ref(&dlpack_capsule, api != NULL ? args[2] : Py_None);
+    dltensor_from_py = api != NULL ? api->dltensor_from_py_object_no_sync : NULL;
+    return PyBool_FromLong(dltensor_from_py != NULL);
 }
 
 static PyMethodDef module_methods[] = {
     {"bind_numpy", bind_numpy, METH_O, "bind_numpy(numpy.ndarray): numpy arrays get keys."},
     {"bind_torch", (PyCFunction)(void (*)(void))bind_torch, METH_FASTCALL,
-     "bind_torch(Tensor, cuda_getCurrentRawStream): torch tensors get keys."},
+     "bind_torch(Tensor, cuda_getCurrentRawStream, dlpack_exchange_api): torch tensors get keys; "
+     "True if read through DLPack's exchange table."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -207,5 +207,7 @@ def kind_of(array):
     elif torch is not None and t is torch.Tensor:
         kind = TorchFast(torch)
         if _native.module is not None:
-            _native.module.bind_torch(torch.Tensor, kind.current_stream)
+            # recent torch (2.11 has it): DLPack's C exchange table, one C call per tensor
+            _native.module.bind_torch(torch.Tensor, kind.current_stream,
+                                      getattr(torch.Tensor, "__dlpack_c_exchange_api__", None))
     return _kinds.setdefault(t, kind)

@@ -23,7 +23,7 @@ import threading
 from . import _lib
 
 MODULE = "operator_runtime._fastcall"
-INTERFACE = 3  # fastcall.c's INTERFACE: a module built from another version is not used
+INTERFACE = 4  # fastcall.c's INTERFACE: a module built from another version is not used
 
 module = None  # the extension module, or None
 path = None  # where it was loaded from

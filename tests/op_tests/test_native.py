@@ -320,13 +320,33 @@ def _torch_device(torch, name):
     return torch.device(name)
 
 
+@pytest.fixture(params=["dlpack", "attributes"])
+def torch_reader(request):
+    """How the C path reads torch tensors: DLPack's C exchange table (recent torch, 2.11 has it:
+    torch.Tensor.__dlpack_c_exchange_api__, what a hit uses where torch has it) or their
+    attributes and methods (older torch); each test runs with both."""
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    from operator_runtime import _fast_path
+
+    api = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
+    if request.param == "dlpack" and api is None:
+        pytest.skip(f"torch {torch.__version__} has no DLPack exchange table")
+    stream = _fast_path.kind_of(torch.empty(0)).current_stream  # binds torch as the package does
+    assert _native.module.bind_torch(torch.Tensor, stream, api if request.param == "dlpack" else None) \
+        == (request.param == "dlpack")
+    ort.clear_plan_cache()
+    yield request.param
+    _native.module.bind_torch(torch.Tensor, stream, api)
+    ort.clear_plan_cache()
+
+
 @compiled
 @pytest.mark.parametrize("device_name", ["cpu", "cuda"])
-def test_torch_keys_and_results_in_c(device_name, seed):
+def test_torch_keys_and_results_in_c(device_name, torch_reader, seed):
     """Torch tensors through the C path: hits compute right (new outputs contiguous, on the
     tensor's device), and what the Python key leaves out misses: another dtype or stride, a
     subclass (nn.Parameter), the negative bit (resolved by the Python path), an output that
-    requires grad (refused), another CUDA stream."""
+    requires grad (refused), another CUDA stream, a sparse tensor."""
     torch = pytest.importorskip("torch", reason="torch is not installed")
     device = _torch_device(torch, device_name)
     ort.clear_plan_cache()
