@@ -724,37 +724,43 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // than through TMA stores. The rows come from the benchmark's sweep
 // (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape; the skinny
 // rows under 64 chosen to beat cuBLAS both from DRAM (--rotate) and with B in the L2; at 64
-// rows and more the DRAM figure decides). Measured on the H200, bf16, % of cuBLAS: 2026-12-03,
-// 8 .. 56 x 4096 x 4096 102-107% from DRAM and 102-111% hot; 2026-12-02, 64x4096x4096 96-97%
-// (hot 72-75%), 128x4096x4096 93% (hot 104-108%), 1024^3 104%, 2048^3 100%, 4096^3 89-97%,
-// 8192^3 100-102%.
+// rows and more the DRAM figure decides; so does K <= 2048 under 64 rows, where one piece is
+// faster from DRAM and splitting only wins some hot cases). Measured on the H200, bf16, % of
+// cuBLAS: 2026-12-03, 8 .. 56 x 4096 x 4096 102-107% from DRAM and 102-111% hot; 1-48 rows x
+// N 1024-4096 x K 512-4096 95-116% from DRAM and 81-129% hot (hot below 90% only at K = 2048,
+// N = 4096: 81-87%; 4 pieces ran 86-100% hot there, 86-91% from DRAM); 2026-12-02,
+// 64x4096x4096 96-97% (hot 72-75%), 128x4096x4096 93% (hot 104-108%), 1024^3 104%, 2048^3
+// 100%, 4096^3 89-97%, 8192^3 100-102%.
 struct PlanRow {
     int64_t max_m;
+    int64_t max_k_tiles;
     double max_waves;
     int variant, max_splits;
     bool direct_store;
 };
 constexpr double kAny = 1e30;
 constexpr int64_t kAnyM = int64_t(1) << 62;
-constexpr int kMinSplitKTiles = 4;
+constexpr int kMinSplitKTiles = 8;
 constexpr PlanRow kPlan[] = {
-    {16, kAny, k64x128, 4, false},      // M <= 16 (8, 16 x 4096 x 4096): K split 4 ways
-    {32, kAny, k64x128, 2, false},      // M <= 32 (24, 32 x 4096 x 4096)
-    {56, kAny, k64x64, 2, false},       // M <= 56 (40 .. 56 x 4096 x 4096): A's box still 8+ rows short of 64
-    {128, kAny, k64x64, 1, false},      // M <= 128 (64 and 128 x 4096 x 4096): one piece, B from DRAM
-    {kAnyM, 0.5, k64x128, 1, false},    // small products (1024^3)
-    {kAnyM, kAny, k128x256, 1, false},  // about a wave and more (2048^3 .. 8192^3)
+    {56, 32, kAny, k64x64, 1, false},       // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
+    {16, kAnyM, kAny, k64x128, 8, false},   // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
+    {32, kAnyM, kAny, k64x128, 8, false},   // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
+    {56, kAnyM, kAny, k64x64, 8, false},    // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
+    {128, kAnyM, kAny, k64x64, 1, false},   // M <= 128 (64 and 128 x 4096 x 4096): one piece, B from DRAM
+    {kAnyM, kAnyM, 0.5, k64x128, 1, false},    // small products (1024^3)
+    {kAnyM, kAnyM, kAny, k128x256, 1, false},  // about a wave and more (2048^3 .. 8192^3)
 };
 
 WgmmaChoice choose(const GemmArgs &g, int sms) {
     const double waves = double(ceil_div(g.m, 128) * ceil_div(g.n, 256)) / sms;
+    const int64_t k_tiles = ceil_div(g.k, kBK);
     for (const PlanRow &row : kPlan) {
-        if (g.m > row.max_m || waves > row.max_waves) continue;
+        if (g.m > row.max_m || k_tiles > row.max_k_tiles || waves > row.max_waves) continue;
         const int variant = row.variant;
         const Variant &v = kVariants[variant];
         const int64_t units = ceil_div(g.m, v.bm) * ceil_div(g.n, v.bn);
         int64_t splits = sms / units;
-        const int64_t deep = ceil_div(g.k, kBK) / kMinSplitKTiles;
+        const int64_t deep = k_tiles / kMinSplitKTiles;
         if (splits > row.max_splits) splits = row.max_splits;
         if (splits > deep) splits = deep;
         WgmmaChoice c;

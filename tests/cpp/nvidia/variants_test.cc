@@ -143,7 +143,7 @@ TEST_F(NvidiaVariants, Matmul) {
             const std::vector<std::vector<int64_t>> shapes =
                 tensor_cores ? std::vector<std::vector<int64_t>>{{1, 8, 8}, {7, 40, 24}, {129, 264, 136},
                                                                  {257, 64, 392}, {33, 1000, 8}, {300, 4104, 520},
-                                                                 // under 64 rows, K split 4 / 2 / 2 ways
+                                                                 // under 64 rows: K split 8 ways, K whole, 4 ways
                                                                  {12, 4104, 72}, {20, 1032, 264}, {50, 2056, 136}}
                              : std::vector<std::vector<int64_t>>{{1, 4, 4}, {7, 36, 20}, {129, 260, 132},
                                                                  {257, 64, 388}, {33, 1000, 8}};
