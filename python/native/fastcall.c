@@ -235,25 +235,28 @@ static int truth(PyObject *v) {
     return t;
 }
 
-/* Reads a torch tensor into the key: dtype (torch's dtype objects are singletons), shape,
- * element strides, device (-1: the CPU, else the CUDA index). Strided layout only (the
- * other layouts, sparse, nested, mkldnn, have no strides: stride() raises), no negative
- * bit; an output must not require grad. *device receives the device. */
-static int read_torch_dlpack(Key *k, PyObject *t, int output, Read *r, long *device);
+/* Whether a tensor's memory may be read as it is: no negative bit (the Python path resolves
+ * it into a copy) and, for an output, no requires_grad (the Python path refuses it). 0 on an
+ * error too (cleared): a miss. */
+static int torch_plain(PyObject *t, int output) {
+    const int ok = truth(call_method0(t, s_is_neg)) == 0
+                   && !(output && truth(PyObject_GetAttr(t, s_requires_grad)) != 0);
+    if (!ok)
+        PyErr_Clear();
+    return ok;
+}
 
-static int read_torch(Key *k, PyObject *t, int output, Read *r, long *device) {
-    if (dltensor_from_py != NULL)
-        return read_torch_dlpack(k, t, output, r, device);
+/* Reads a torch tensor into the key through its attributes: dtype (torch's dtype objects
+ * are singletons), shape, element strides, device (-1: the CPU, else the CUDA index).
+ * Strided layout only (the other layouts, sparse, nested, mkldnn, have no strides:
+ * stride() raises). *device receives the device. */
+static int read_torch_attributes(Key *k, PyObject *t, int output, Read *r, long *device) {
     int ok = 0;
     PyObject *dtype = NULL, *shape = NULL, *stride = NULL, *ptr = NULL;
     dtype = PyObject_GetAttr(t, s_dtype);
     shape = PyObject_GetAttr(t, s_shape);
     stride = call_method0(t, s_stride);
-    if (dtype == NULL || shape == NULL || stride == NULL)
-        goto done;
-    if (truth(call_method0(t, s_is_neg)) != 0)
-        goto done;
-    if (output && truth(PyObject_GetAttr(t, s_requires_grad)) != 0)
+    if (dtype == NULL || shape == NULL || stride == NULL || !torch_plain(t, output))
         goto done;
     int cuda = truth(PyObject_GetAttr(t, s_is_cuda));
     if (cuda < 0)
@@ -291,8 +294,8 @@ done:
     return ok;
 }
 
-/* read_torch through DLPack's exchange table: the same key fields from one C call, then
- * the two that DLPack does not carry (the negative bit, an output's requires_grad).
+/* The same key fields through DLPack's exchange table, from one C call, then the two that
+ * DLPack does not carry (torch_plain).
  * Layouts without strided storage (sparse, mkldnn, nested), quantized dtypes and devices
  * other than the CPU and CUDA fail the export or the device check: a miss. */
 static int read_torch_dlpack(Key *k, PyObject *t, int output, Read *r, long *device) {
@@ -309,9 +312,7 @@ static int read_torch_dlpack(Key *k, PyObject *t, int output, Read *r, long *dev
         *device = -1;
     else
         return 0;
-    if (truth(call_method0(t, s_is_neg)) != 0)
-        return 0;
-    if (output && truth(PyObject_GetAttr(t, s_requires_grad)) != 0)
+    if (!torch_plain(t, output))
         return 0;
     r->data = (char *)dl.data + dl.byte_offset;
     key_i64(k, KIND_TORCH);
@@ -324,6 +325,12 @@ static int read_torch_dlpack(Key *k, PyObject *t, int output, Read *r, long *dev
     for (int d = 0; d < dl.ndim; ++d)
         key_i64(k, dl.strides[d]);
     return 1;
+}
+
+/* A torch tensor into the key (see the two readers); an output must not require grad. */
+static int read_torch(Key *k, PyObject *t, int output, Read *r, long *device) {
+    return dltensor_from_py != NULL ? read_torch_dlpack(k, t, output, r, device)
+                                    : read_torch_attributes(k, t, output, r, device);
 }
 
 /* ---- Slot: one plan's lock and C call -------------------------------------------------- */
