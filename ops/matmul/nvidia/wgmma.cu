@@ -6,17 +6,24 @@
 //
 // Warpgroups (128 threads each).
 // - Warpgroup 0, the producer: gives up registers (setmaxnreg 40) and one thread issues TMA
-//   copies of the next k-tile (a BMx64 slice of A, a 64xBN slice of B) into a ring of
-//   shared-memory stages.
+//   copies of the next k-tiles (a BMx64 slice of A and a 64xBN slice of B each) into a ring
+//   of shared-memory stages, KT k-tiles a stage.
 // - Warpgroups 1 .. BM/64, the consumers: take the registers (setmaxnreg 232), each computes
 //   64 rows of the tile with wgmma.mma_async m64nBNk16 from shared memory into f32
-//   registers, keeping one k-tile's MMAs in flight while the next stage is loaded.
+//   registers, keeping one stage's MMAs in flight while the next stage is loaded.
 //
 // The barrier ring. Each stage has two mbarriers. "full": the producer announces the stage's
 // byte count, the TMA copies complete it; consumers wait on it. "empty": one arrival per
 // consumer warp once its MMAs on the stage are done; the producer waits on it before
 // refilling the stage. Stage i % kStages is used in round i / kStages, whose parity is the
 // phase to wait for.
+//
+// Stages of two k-tiles (KT = 2, the 64x64 tiles). A block streams its k-tiles one stage
+// after another, and a stage costs about the same however many bytes it brings: with TMA
+// copies alone (H200, 2026-12-03, data in the L2) an SM took in 16 KB stages in 8 KB boxes
+// at about 100 GB/s, 32 KB stages in 16 KB boxes at 126-129. Two k-tiles a stage load B
+// N-major as one 128-row box per 64 columns and A as two boxes; K pieces are whole stages,
+// and a k-tile past the end of K is filled with zeros and multiplied like the others.
 //
 // Split-K. Where the tiles alone do not fill the SMs (M = 16, N = K = 4096: 16 tiles of
 // 64x256), K is cut into `splits` pieces that run as separate work units; each writes its
@@ -34,9 +41,11 @@
 // row r XORed with r % 8, 8-row groups 1024 bytes apart.
 //   A (K-major, rows = M): one BMx64 box; a k16 step starts 32 bytes further into the rows.
 //   B K-major (column-major B, rows = N): one BNx64 box, read like A.
-//   B N-major (row-major B, rows = K): BN/64 boxes of 64(N) x 64(K), 8 KB apart; wgmma reads
-//     it transposed (tnspB = 1): 64-column blocks 8 KB apart (leading byte offset), 8-row K
-//     groups 1024 bytes apart (stride byte offset); a k16 step starts 16 rows (2 KB) further.
+//   B N-major (row-major B, rows = K): BN/64 boxes of 64(N) x 64KT(K), 8KT KB apart; wgmma
+//     reads it transposed (tnspB = 1): 64-column blocks 8KT KB apart (leading byte offset),
+//     8-row K groups 1024 bytes apart (stride byte offset); a k16 step starts 16 rows (2 KB)
+//     further.
+//   With KT = 2, A's and (K-major) B's slices of the two k-tiles lie one after the other.
 // TMA fills what lies outside the matrix with zeros, so tails of M, N and K need no code.
 // Where all of M fits in fewer rows than a tile (16 x 4096 x 4096), A's box has only M rows
 // (rounded up to 8): the rest of the tile's rows in shared memory are never written, and the
@@ -64,18 +73,18 @@ constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) 
 constexpr int kSmemMax = 227 * 1024;                    // dynamic shared memory per block on Hopper
 constexpr int kEpilogueChunkBytes = 64 * 64 * 2;        // 64 rows x 64 columns of C, one TMA store box
 
-template <int BM, int BN>
+template <int BM, int BN, int KT = 1>
 struct Config {
     static_assert(BM == 64 || BM == 128, "a consumer warpgroup computes 64 rows");
     static constexpr int kConsumers = BM / 64;
     static constexpr int kThreads = 128 * (1 + kConsumers);
     static constexpr int kATileBytes = BM * kBK * 2;
     static constexpr int kBTileBytes = BN * kBK * 2;
-    static constexpr int kStageBytes = kATileBytes + kBTileBytes;
+    static constexpr int kStageBytes = KT * (kATileBytes + kBTileBytes);  // KT k-tiles a stage
     // Two epilogue chunks per consumer (one being stored while the other is written).
     static constexpr int kEpilogueBytes = kConsumers * 2 * kEpilogueChunkBytes;
     // The stages take what is left after the epilogue buffers, 1 KB of alignment slack and
-    // the barriers: 4 for 128x256, 13 for 64x64.
+    // the barriers: 4 for 128x256, 6 for 64x64 (two k-tiles a stage).
     static constexpr int kStages = (kSmemMax - kEpilogueBytes - 1024 - 256) / kStageBytes;
     static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 1024;
     static_assert(kSmemBytes <= kSmemMax, "shared memory");
@@ -412,12 +421,12 @@ __device__ __forceinline__ Unit unit_at(int u, const Params &p) {
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 // BKMajor: B is contiguous along K (column-major B); else along N.
-template <int BM, int BN, bool Bf16, bool BKMajor>
+template <int BM, int BN, bool Bf16, bool BKMajor, int KT = 1>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_c, Params p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using Cfg = Config<BM, BN>;
+    using Cfg = Config<BM, BN, KT>;
     constexpr int kStages = Cfg::kStages;
     extern __shared__ uint8_t smem_raw[];
     const uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;  // 128-byte swizzle wants 1 KB alignment
@@ -446,21 +455,23 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     if (warpgroup == 0) {  // producer
         setmaxnreg_dec<kProducerRegs>();
         if (threadIdx.x == 0) {
-            uint32_t it = 0;  // k-tiles issued so far, over all units: stage it % kStages
+            uint32_t it = 0;  // stages filled so far, over all units: stage it % kStages
             for (int u = first_unit; u < units; u += unit_step) {
                 const Unit w = unit_at<BM, BN>(u, p);
-                for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
+                for (int kt = w.kt0; kt < w.kt1; kt += KT, ++it) {
                     const uint32_t s = it % kStages, parity = (it / kStages) & 1;
                     const uint32_t bar = full + 8 * s;
                     mbar_wait(empty + 8 * s, parity ^ 1);
+                    const uint32_t sa = base + s * Cfg::kStageBytes, sb = sa + KT * Cfg::kATileBytes;
                     mbar_arrive_expect_tx(bar, p.stage_bytes);
-                    const uint32_t sa = base + s * Cfg::kStageBytes, sb = sa + Cfg::kATileBytes;
-                    tma_load_2d(sa, &map_a, kt * kBK, w.m0, bar);
+#pragma unroll
+                    for (int j = 0; j < KT; ++j) tma_load_2d(sa + j * Cfg::kATileBytes, &map_a, (kt + j) * kBK, w.m0, bar);
                     if constexpr (BKMajor) {
-                        tma_load_2d(sb, &map_b, kt * kBK, w.n0, bar);
+#pragma unroll
+                        for (int j = 0; j < KT; ++j) tma_load_2d(sb + j * Cfg::kBTileBytes, &map_b, (kt + j) * kBK, w.n0, bar);
                     } else {
 #pragma unroll
-                        for (int j = 0; j < BN / 64; ++j) tma_load_2d(sb + j * 8192, &map_b, w.n0 + 64 * j, kt * kBK, bar);
+                        for (int j = 0; j < BN / 64; ++j) tma_load_2d(sb + j * 8192 * KT, &map_b, w.n0 + 64 * j, kt * kBK, bar);
                     }
                 }
             }
@@ -480,25 +491,26 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
             const Unit w = unit_at<BM, BN>(u, p);
 #pragma unroll
             for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
-            for (int kt = w.kt0; kt < w.kt1; ++kt, ++it) {
+            for (int kt = w.kt0; kt < w.kt1; kt += KT, ++it) {
                 const uint32_t s = it % kStages, parity = (it / kStages) & 1;
                 mbar_wait(full + 8 * s, parity);
                 const uint32_t sa = base + s * Cfg::kStageBytes + consumer * 64 * 128;
-                const uint32_t sb = base + s * Cfg::kStageBytes + Cfg::kATileBytes;
+                const uint32_t sb = base + s * Cfg::kStageBytes + KT * Cfg::kATileBytes;
                 fence_operands(d);
                 wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < kBK / 16; ++kk) {
-                    const uint64_t da = smem_desc(sa + kk * 32, 16, 1024);
+                for (int kk = 0; kk < KT * kBK / 16; ++kk) {
+                    const uint64_t da = smem_desc(sa + (kk / 4) * Cfg::kATileBytes + (kk % 4) * 32, 16, 1024);
                     if constexpr (BKMajor) {
-                        Wgmma<BN, Bf16>::template mma<0>(d, da, smem_desc(sb + kk * 32, 16, 1024));
+                        Wgmma<BN, Bf16>::template mma<0>(
+                            d, da, smem_desc(sb + (kk / 4) * Cfg::kBTileBytes + (kk % 4) * 32, 16, 1024));
                     } else {
-                        Wgmma<BN, Bf16>::template mma<1>(d, da, smem_desc(sb + kk * 2048, 8192, 1024));
+                        Wgmma<BN, Bf16>::template mma<1>(d, da, smem_desc(sb + kk * 2048, 8192 * KT, 1024));
                     }
                 }
                 wgmma_commit();
-                // Keep this k-tile's MMAs in flight; the previous k-tile's are done, so its
-                // stage goes back to the producer.
+                // Keep this stage's MMAs in flight; the previous stage's are done, so it
+                // goes back to the producer.
                 wgmma_wait<1>();
                 fence_operands(d);
                 if (kt > w.kt0) release((it - 1) % kStages);
@@ -630,38 +642,38 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The K split actually run for a request of `splits` pieces: k-tiles per piece, and the
 // number of pieces, none of them empty.
-void split_shape(const GemmArgs &g, int splits, int &split_k_tiles, int &pieces) {
+void split_shape(const GemmArgs &g, int splits, int kt, int &split_k_tiles, int &pieces) {
     const int64_t k_tiles = ceil_div(g.k, kBK);
     const int64_t want = splits < 1 ? 1 : (splits > k_tiles ? k_tiles : splits);
-    split_k_tiles = int(ceil_div(k_tiles, want));
+    split_k_tiles = int(ceil_div(ceil_div(k_tiles, want), kt) * kt);  // whole stages of kt k-tiles
     pieces = int(ceil_div(k_tiles, split_k_tiles));
 }
 
-int64_t workspace_bytes(const GemmArgs &g, int splits) {
+int64_t workspace_bytes(const GemmArgs &g, int splits, int kt) {
     int per = 0, pieces = 0;
-    split_shape(g, splits, per, pieces);
+    split_shape(g, splits, kt, per, pieces);
     return pieces > 1 ? int64_t(pieces) * g.m * (g.n + g.n % 2) * int64_t(sizeof(float)) + 16 : 0;
 }
 
-template <int BM, int BN, bool Bf16, bool BKMajor>
+template <int BM, int BN, bool Bf16, bool BKMajor, int KT>
 cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace, int sms, cudaStream_t stream) {
-    using Cfg = Config<BM, BN>;
+    using Cfg = Config<BM, BN, KT>;
     CUtensorMap map_a, map_b;
     const int64_t a_rows = g.m < BM ? (g.m + 7) / 8 * 8 : BM;  // see "Where all of M fits" above
     if (!encode(&map_a, Bf16, g.a, g.m, g.k, g.a_row, uint32_t(a_rows), kBK)) return cudaErrorInvalidValue;
     const bool b_ok = BKMajor ? encode(&map_b, Bf16, g.b, g.n, g.k, g.b_col, BN, kBK)  // rows N, K contiguous
-                              : encode(&map_b, Bf16, g.b, g.k, g.n, g.b_row, kBK, 64);      // rows K, N contiguous
+                              : encode(&map_b, Bf16, g.b, g.k, g.n, g.b_row, KT * kBK, 64);  // rows K, N contiguous
     if (!b_ok) return cudaErrorInvalidValue;
-    auto kernel = wgmma_kernel<BM, BN, Bf16, BKMajor>;
-    cudaError_t err = opt_in_smem_once<wgmma_kernel<BM, BN, Bf16, BKMajor>>(Cfg::kSmemBytes);
+    auto kernel = wgmma_kernel<BM, BN, Bf16, BKMajor, KT>;
+    cudaError_t err = opt_in_smem_once<wgmma_kernel<BM, BN, Bf16, BKMajor, KT>>(Cfg::kSmemBytes);
     if (err != cudaSuccess) return err;
 
     Params p{};
     p.c = g.c, p.c_row = g.c_row, p.c_col = g.c_col;
     p.m = int(g.m), p.n = int(g.n), p.k = int(g.k);
-    p.stage_bytes = int(a_rows * kBK * 2) + Cfg::kBTileBytes;
+    p.stage_bytes = KT * (int(a_rows * kBK * 2) + Cfg::kBTileBytes);
     p.pairs = g.c_col == 1 && g.c_row % 2 == 0 && reinterpret_cast<uintptr_t>(g.c) % 4 == 0;
-    split_shape(g, choice.splits, p.split_k_tiles, p.splits);
+    split_shape(g, choice.splits, KT, p.split_k_tiles, p.splits);
     p.ldp = g.n + g.n % 2;
     // C through TMA stores: contiguous along N, 16-byte aligned rows (else stores from registers).
     p.tma_store = !choice.direct_store && p.splits == 1 && g.c_col == 1 && tma_stride_ok(g.c_row, g.n) &&
@@ -698,23 +710,24 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
 using Launcher = cudaError_t (*)(const GemmArgs &, const WgmmaChoice &, void *, int, cudaStream_t);
 struct Variant {
     const char *name;
-    int bm, bn;
+    int bm, bn, kt;
     Launcher fn[2][2];  // [bf16][B contiguous along K]
 };
-template <int BM, int BN>
+template <int BM, int BN, int KT = 1>
 constexpr Variant variant(const char *name) {
     return {name,
             BM,
             BN,
-            {{launch<BM, BN, false, false>, launch<BM, BN, false, true>},
-             {launch<BM, BN, true, false>, launch<BM, BN, true, true>}}};
+            KT,
+            {{launch<BM, BN, false, false, KT>, launch<BM, BN, false, true, KT>},
+             {launch<BM, BN, true, false, KT>, launch<BM, BN, true, true, KT>}}};
 }
 enum : int { k128x256, k64x256, k64x128, k64x64 };
 const Variant kVariants[] = {
     variant<128, 256>("128x256"),
     variant<64, 256>("64x256"),
     variant<64, 128>("64x128"),
-    variant<64, 64>("64x64"),
+    variant<64, 64, 2>("64x64"),  // stages of two k-tiles (see KT)
 };
 constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 
@@ -726,11 +739,11 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // rows under 64 chosen to beat cuBLAS both from DRAM (--rotate) and with B in the L2; at 64
 // rows and more the DRAM figure decides; so does K <= 2048 under 64 rows, where one piece is
 // faster from DRAM and splitting only wins some hot cases). Measured on the H200, bf16, % of
-// cuBLAS: 2026-12-03, 8 .. 56 x 4096 x 4096 102-107% from DRAM and 102-111% hot; 1-48 rows x
-// N 1024-4096 x K 512-4096 95-116% from DRAM and 81-129% hot (hot below 90% only at K = 2048,
-// N = 4096: 81-87%; 4 pieces ran 86-100% hot there, 86-91% from DRAM); 2026-12-02,
-// 64x4096x4096 96-97% (hot 72-75%), 128x4096x4096 93% (hot 104-108%), 1024^3 104%, 2048^3
-// 100%, 4096^3 89-97%, 8192^3 100-102%.
+// cuBLAS from DRAM (and hot): 2026-12-03, 8 .. 48 rows x N 1024-4096 x K 1024-4096 95-111%
+// (97-116%), 64x4096x4096 95% (83-84%), 128x4096x4096 96% (107-108%), 64x4096x1024 98-102%
+// (95-108%), 1024^3 105-107%, 2048^3 99-100%, 4096^3 91-96%; 2026-12-02, 8192^3 100-102%.
+// Not re-measured since the 64x64 tiles took two k-tiles a stage: K = 2048 at N = 4096 under
+// 64 rows, 81-87% hot before.
 struct PlanRow {
     int64_t max_m;
     int64_t max_k_tiles;
@@ -798,7 +811,9 @@ const char *wgmma_variant_name(int variant) {
 WgmmaChoice wgmma_choose(const GemmArgs &g, int sms) { return wgmma_detail::choose(g, sms); }
 
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice) {
-    return size_t(wgmma_detail::workspace_bytes(g, choice.splits));
+    using namespace wgmma_detail;
+    if (choice.variant < 0 || choice.variant >= kVariantCount) return 0;
+    return size_t(workspace_bytes(g, choice.splits, kVariants[choice.variant].kt));
 }
 
 cudaError_t wgmma_launch(const GemmArgs &g, oprt_dtype_t dtype, WgmmaChoice choice, void *workspace,
