@@ -420,7 +420,7 @@ __device__ __forceinline__ Unit unit_at(int u, const Params &p) {
 }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
-// BKMajor: B is contiguous along K (column-major B); else along N.
+// BKMajor: B is contiguous along K (column-major B); else along N. KT: k-tiles a stage.
 template <int BM, int BN, bool Bf16, bool BKMajor, int KT = 1>
 __global__ void __launch_bounds__(kMaxThreads, 1)
     wgmma_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
@@ -499,7 +499,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                 fence_operands(d);
                 wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < KT * kBK / 16; ++kk) {
+                for (int kk = 0; kk < KT * kBK / 16; ++kk) {  // k16 step kk: k-tile kk / 4 of the stage
                     const uint64_t da = smem_desc(sa + (kk / 4) * Cfg::kATileBytes + (kk % 4) * 32, 16, 1024);
                     if constexpr (BKMajor) {
                         Wgmma<BN, Bf16>::template mma<0>(
