@@ -67,6 +67,7 @@ namespace oprt::matmul::OPRT_GPU_BACKEND_NS {
 namespace wgmma_detail {
 
 constexpr int kBK = 64;                                 // k-tile depth (64 values = 128 bytes)
+constexpr int kSteps = kBK / 16;                        // wgmma k16 steps a k-tile
 constexpr int kMaxThreads = 384;                        // producer warpgroup + up to 2 consumers
 constexpr int kGroupM = 16;                             // rasterization: 16 M-tiles walk a column of N-tiles together
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) = 64512 <= 65536
@@ -499,11 +500,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                 fence_operands(d);
                 wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < KT * kBK / 16; ++kk) {  // k16 step kk: k-tile kk / 4 of the stage
-                    const uint64_t da = smem_desc(sa + (kk / 4) * Cfg::kATileBytes + (kk % 4) * 32, 16, 1024);
+                for (int kk = 0; kk < KT * kSteps; ++kk) {  // k16 step kk % kSteps of k-tile kk / kSteps
+                    const int tile = kk / kSteps, step = kk % kSteps;
+                    const uint64_t da = smem_desc(sa + tile * Cfg::kATileBytes + step * 32, 16, 1024);
                     if constexpr (BKMajor) {
                         Wgmma<BN, Bf16>::template mma<0>(
-                            d, da, smem_desc(sb + (kk / 4) * Cfg::kBTileBytes + (kk % 4) * 32, 16, 1024));
+                            d, da, smem_desc(sb + tile * Cfg::kBTileBytes + step * 32, 16, 1024));
                     } else {
                         Wgmma<BN, Bf16>::template mma<1>(d, da, smem_desc(sb + kk * 2048, 8192 * KT, 1024));
                     }
