@@ -236,7 +236,7 @@ oprt_status_t plan_tensor_cores(MatmulPlan &p) {
         const oprt_status_t s = gpu::current_device("oprt_create_matmul_descriptor", &info);
         if (s != OPRT_SUCCESS) return s;
         WgmmaChoice c = wgmma_choose(g, info.sm_count);
-        c.overlapped = gpu::overlapped_launch_allowed();
+        c.overlapped = c.overlapped && gpu::overlapped_launch_allowed();
         store_choice(p, c);
         p.workspace_bytes = wgmma_workspace_bytes(g, c);
     } else {

@@ -34,7 +34,8 @@
 // consumer). Meanwhile the producer already loads the next tile's stages. Where TMA cannot
 // store C (odd strides, split-K partials), threads store pairs of columns from registers.
 // Launches are overlapped (programmatic dependent launch): a kernel's prologue runs during
-// the previous kernel's tail.
+// the previous kernel's tail. The plan launches some products of 65-128 rows plainly, where
+// that measured faster (see kPlan).
 //
 // Shared-memory layouts are the ones TMA writes with 128-byte swizzle and wgmma reads
 // through a matrix descriptor: rows of 64 16-bit values (128 bytes), the 16-byte chunks of
@@ -736,41 +737,55 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
 // per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
 // each piece at least kMinSplitKTiles k-tiles deep. direct_store: C from registers rather
-// than through TMA stores. The rows come from the benchmark's sweep
-// (tests/cpp/nvidia/bench/matmul_kernels.cu --sweep: its "best" line per shape; the skinny
+// than through TMA stores. overlapped: launched overlapped with the kernel before (else
+// plainly). The rows come from the benchmark's sweep (tests/cpp/nvidia/bench/
+// matmul_kernels.cu --sweep: its "best" line per shape, "/p" for a plain launch; the skinny
 // rows under 64 chosen to beat cuBLAS both from DRAM (--rotate) and with B in the L2; at 64
 // rows and more the DRAM figure decides; so does K <= 2048 under 64 rows, where one piece is
 // faster from DRAM and splitting only wins some hot cases). Measured on the H200, bf16, % of
 // cuBLAS from DRAM (and hot): 2026-12-03, 8 .. 48 rows x N 1024-4096 x K 1024-4096 95-111%
-// (97-116%), 64x4096x4096 95% (83-84%), 128x4096x4096 96% (107-108%), 64x4096x1024 98-102%
-// (95-108%), 1024^3 105-107%, 2048^3 99-100%, 4096^3 91-96%; 2026-12-02, 8192^3 100-102%.
-// Not re-measured since the 64x64 tiles took two k-tiles a stage: K = 2048 at N = 4096 under
-// 64 rows, 81-87% hot before.
+// (97-116%), 64x4096x4096 95% (83-84%), 64x4096x1024 98-102% (95-108%), 80, 96, 112, 120
+// and 128 x 4096 x 4096 81-119% (74-136%), 96 and 128 x 8192 x 8192 91-98% (93-98%), 72 and
+// 104 x 4096 x 4096 (where cuBLAS is unusually fast) 75-85% (58-70%), 1024^3 105-107%,
+// 2048^3 99-100%, 4096^3 91-96%; 2026-12-02, 8192^3 100-102%. Not re-measured since the
+// 64x64 tiles took two k-tiles a stage: K = 2048 at N = 4096 under 64 rows, 81-87% hot before.
+//
+// Launched overlapped, 112 and 128 x 4096 x 4096 ran 12-16% slower than launched plainly
+// (128 blocks, each streaming all of K); 64 x 4096 x 4096 (64 blocks), 128 x 4096 x 1024 and
+// the large products ran 2-13% faster overlapped.
 struct PlanRow {
-    int64_t max_m;
-    int64_t max_k_tiles;
+    int64_t max_m, min_n;
+    int64_t min_k_tiles, max_k_tiles;
     double max_waves;
     int variant, max_splits;
     bool direct_store;
+    bool overlapped;  // programmatic dependent launch (see WgmmaChoice)
 };
 constexpr double kAny = 1e30;
 constexpr int64_t kAnyM = int64_t(1) << 62;
 constexpr int kMinSplitKTiles = 8;
 constexpr PlanRow kPlan[] = {
-    {56, 32, kAny, k64x64, 1, false},       // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
-    {16, kAnyM, kAny, k64x128, 8, false},   // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
-    {32, kAnyM, kAny, k64x128, 8, false},   // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
-    {56, kAnyM, kAny, k64x64, 8, false},    // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
-    {128, kAnyM, kAny, k64x64, 1, false},   // M <= 128 (64 and 128 x 4096 x 4096): one piece, B from DRAM
-    {kAnyM, kAnyM, 0.5, k64x128, 1, false},    // small products (1024^3)
-    {kAnyM, kAnyM, kAny, k128x256, 1, false},  // about a wave and more (2048^3 .. 8192^3)
+    // max_m, min_n, k-tiles, max_waves, variant, max_splits, direct_store, overlapped
+    {56, 0, 0, 32, kAny, k64x64, 1, false, true},          // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
+    {16, 0, 0, kAnyM, kAny, k64x128, 8, false, true},      // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
+    {32, 0, 0, kAnyM, kAny, k64x128, 8, false, true},      // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
+    {56, 0, 0, kAnyM, kAny, k64x64, 8, false, true},       // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
+    {64, 0, 0, kAnyM, kAny, k64x64, 1, false, true},       // M <= 64 (64 x 4096 x 4096): one piece, B from DRAM
+    {96, 4096, 64, kAnyM, kAny, k64x128, 1, false, false},   // 80, 96 x 4096 x 4096: a 64x64 grid's second row of tiles is half empty
+    {128, 8192, 64, kAnyM, kAny, k64x128, 1, false, false},  // 128 x 8192 x 8192: 64x64 tiles would be two waves
+    {128, 4096, 64, kAnyM, kAny, k64x64, 1, false, false},   // 112, 128 x 4096 x 4096
+    {128, 0, 0, kAnyM, kAny, k64x64, 1, false, true},        // other products of up to 128 rows (128 x 4096 x 1024)
+    {kAnyM, 0, 0, kAnyM, 0.5, k64x128, 1, false, true},      // small products (1024^3)
+    {kAnyM, 0, 0, kAnyM, kAny, k128x256, 1, false, true},    // about a wave and more (2048^3 .. 8192^3)
 };
 
 WgmmaChoice choose(const GemmArgs &g, int sms) {
     const double waves = double(ceil_div(g.m, 128) * ceil_div(g.n, 256)) / sms;
     const int64_t k_tiles = ceil_div(g.k, kBK);
     for (const PlanRow &row : kPlan) {
-        if (g.m > row.max_m || k_tiles > row.max_k_tiles || waves > row.max_waves) continue;
+        if (g.m > row.max_m || g.n < row.min_n || k_tiles < row.min_k_tiles || k_tiles > row.max_k_tiles ||
+            waves > row.max_waves)
+            continue;
         const int variant = row.variant;
         const Variant &v = kVariants[variant];
         const int64_t units = ceil_div(g.m, v.bm) * ceil_div(g.n, v.bn);
@@ -780,6 +795,7 @@ WgmmaChoice choose(const GemmArgs &g, int sms) {
         if (splits > deep) splits = deep;
         WgmmaChoice c;
         c.variant = variant, c.splits = splits < 1 ? 1 : int(splits), c.direct_store = row.direct_store;
+        c.overlapped = row.overlapped;
         return c;
     }
     return WgmmaChoice{};

@@ -241,6 +241,13 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                                             return mm::wgmma_launch(x, dtype, choice, ws, stream);
                                         }});
                     }
+                    // One piece launched plainly ("/p"): what the overlapped launch gains or costs.
+                    mm::WgmmaChoice one;
+                    one.variant = v, one.overlapped = false;
+                    runs.push_back({std::string("wg:") + mm::wgmma_variant_name(v) + "/p", true, 0,
+                                    [&, one](const GemmArgs &x, void *ws) {
+                                        return mm::wgmma_launch(x, dtype, one, ws, stream);
+                                    }});
                 }
             }
 
