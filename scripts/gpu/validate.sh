@@ -13,7 +13,7 @@ LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
 STEPS="${STEPS:-build ctest pytest pytest-last runops examples sanitize sanitize-py large}"  # drop build to use a carried BUILD_DIR
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$REPO_ROOT/python" PYTHONUNBUFFERED=1
-STEP_TIMEOUT_DEFAULT=300
+STEP_TIMEOUT_DEFAULT=1800  # a guard against hangs only: the GPU suite alone runs about 5 minutes on an H200, a sanitizer over it longer
 source "$REPO_ROOT/scripts/gpu/steps.sh"
 SUMMARY+=("system     $(sed -n 2p "$LOG_DIR/system.log")")
 
