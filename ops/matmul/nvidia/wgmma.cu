@@ -649,9 +649,8 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 
 // The plan: the first row whose limits hold picks the variant. "waves" counts 128x256 tiles
 // per SM. K is split until the work units fill the SMs (one wave), at most max_splits ways,
-// each piece at least kMinSplitKTiles k-tiles deep. direct_store: C from registers rather
-// than through TMA stores. overlapped: launched overlapped with the kernel before (else
-// plainly). The rows come from the benchmark's sweep (tests/cpp/nvidia/bench/
+// each piece at least kMinSplitKTiles k-tiles deep. overlapped: launched overlapped with the
+// kernel before (else plainly). The rows come from the benchmark's sweep (tests/cpp/nvidia/bench/
 // matmul_kernels.cu --sweep: its "best" line per shape, "/p" for a plain launch; the skinny
 // rows under 64 chosen to beat cuBLAS both from DRAM (--rotate) and with B in the L2; at 64
 // rows and more the DRAM figure decides; so does K <= 2048 under 64 rows, where one piece is
@@ -671,25 +670,24 @@ struct PlanRow {
     int64_t min_k_tiles, max_k_tiles;
     double max_waves;
     int variant, max_splits;
-    bool direct_store;
     bool overlapped;  // programmatic dependent launch (see WgmmaChoice)
 };
 constexpr double kAny = 1e30;
 constexpr int64_t kAnyM = int64_t(1) << 62;
 constexpr int kMinSplitKTiles = 8;
 constexpr PlanRow kPlan[] = {
-    // max_m, min_n, k-tiles, max_waves, variant, max_splits, direct_store, overlapped
-    {56, 0, 0, 32, kAny, k64x64, 1, false, true},          // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
-    {16, 0, 0, kAnyM, kAny, k64x128, 8, false, true},      // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
-    {32, 0, 0, kAnyM, kAny, k64x128, 8, false, true},      // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
-    {56, 0, 0, kAnyM, kAny, k64x64, 8, false, true},       // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
-    {64, 0, 0, kAnyM, kAny, k64x64, 1, false, true},       // M <= 64 (64 x 4096 x 4096): one piece, B from DRAM
-    {96, 4096, 64, kAnyM, kAny, k64x128, 1, false, false},   // 80, 96 x 4096 x 4096: a 64x64 grid's second row of tiles is half empty
-    {128, 8192, 64, kAnyM, kAny, k64x128, 1, false, false},  // 128 x 8192 x 8192: 64x64 tiles would be two waves
-    {128, 4096, 64, kAnyM, kAny, k64x64, 1, false, false},   // 112, 128 x 4096 x 4096
-    {128, 0, 0, kAnyM, kAny, k64x64, 1, false, true},        // other products of up to 128 rows (128 x 4096 x 1024)
-    {kAnyM, 0, 0, kAnyM, 0.5, k64x128, 1, false, true},      // small products (1024^3)
-    {kAnyM, 0, 0, kAnyM, kAny, k128x256, 1, false, true},    // about a wave and more (2048^3 .. 8192^3)
+    // max_m, min_n, k-tiles, max_waves, variant, max_splits, overlapped
+    {56, 0, 0, 32, kAny, k64x64, 1, true},          // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
+    {16, 0, 0, kAnyM, kAny, k64x128, 8, true},      // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
+    {32, 0, 0, kAnyM, kAny, k64x128, 8, true},      // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
+    {56, 0, 0, kAnyM, kAny, k64x64, 8, true},       // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
+    {64, 0, 0, kAnyM, kAny, k64x64, 1, true},       // M <= 64 (64 x 4096 x 4096): one piece, B from DRAM
+    {96, 4096, 64, kAnyM, kAny, k64x128, 1, false},   // 80, 96 x 4096 x 4096: a 64x64 grid's second row of tiles is half empty
+    {128, 8192, 64, kAnyM, kAny, k64x128, 1, false},  // 128 x 8192 x 8192: 64x64 tiles would be two waves
+    {128, 4096, 64, kAnyM, kAny, k64x64, 1, false},   // 112, 128 x 4096 x 4096
+    {128, 0, 0, kAnyM, kAny, k64x64, 1, true},        // other products of up to 128 rows (128 x 4096 x 1024)
+    {kAnyM, 0, 0, kAnyM, 0.5, k64x128, 1, true},      // small products (1024^3)
+    {kAnyM, 0, 0, kAnyM, kAny, k128x256, 1, true},    // about a wave and more (2048^3 .. 8192^3)
 };
 
 WgmmaChoice choose(const GemmArgs &g, int sms) {
@@ -707,8 +705,7 @@ WgmmaChoice choose(const GemmArgs &g, int sms) {
         if (splits > row.max_splits) splits = row.max_splits;
         if (splits > deep) splits = deep;
         WgmmaChoice c;
-        c.variant = variant, c.splits = splits < 1 ? 1 : int(splits), c.direct_store = row.direct_store;
-        c.overlapped = row.overlapped;
+        c.variant = variant, c.splits = splits < 1 ? 1 : int(splits), c.overlapped = row.overlapped;
         return c;
     }
     return WgmmaChoice{};
