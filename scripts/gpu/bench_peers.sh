@@ -7,8 +7,8 @@
 #
 # Steps, run in the order given, all within DEADLINE seconds (default 570) from the start (the
 # benchmark steps share the time left evenly):
-#   quack       scripts/gpu/install_quack.sh b (needs .whl/quack_b.tar.xz, and step a done in an
-#               earlier call on this machine: see scripts/gpu/fetch_quack_wheels.sh)
+#   quack       scripts/gpu/install_quack.sh b (needs .whl/quack_b.tar.xz, and step a done for both parts in
+#               earlier calls on this machine: see scripts/gpu/fetch_quack_wheels.sh)
 #   build       build-nvidia for this GPU (no test binaries), unless it already has the library
 #   softmax, reduce_sum, relu, silu, vector_add, copy
 #               tests/run_ops.py --op OP --backend nvidia --mode bench --dtype $DTYPES with

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Brings QuACK (quack-kernels, the CuTe-DSL kernels the benchmark times as a softmax peer) to a
-# machine without a package index (the H200 machine), in two archives that each fit one device
-# call (<= 64 MiB carried per call):
+# machine without a package index (the H200 machine), in pieces that each fit one device call
+# (at most 64 MiB carried per call, the working tree included):
 #
-#   .whl/quack_a.tar.xz   nvidia-cutlass-dsl-libs-cu12 unpacked (its wheel is 92 MB; the tree
-#                         repacked with xz -9e is ~60 MiB)
-#   .whl/quack_b.tar.xz   every other wheel, as wheels: quack-kernels, nvidia-cutlass-dsl and
-#                         its -libs-base / -libs-core, apache-tvm-ffi, torch-c-dlpack-ext, einops
+#   .whl/quack_a.tar.xz.0, .1   nvidia-cutlass-dsl-libs-cu12 unpacked (its wheel is 92 MB; the
+#                               tree repacked with xz -9e is ~60 MiB), cut in two halves
+#   .whl/quack_b.tar.xz         every other wheel, as wheels: quack-kernels, nvidia-cutlass-dsl and
+#                               its -libs-base / -libs-core, apache-tvm-ffi, torch-c-dlpack-ext, einops
 #
 #   bash scripts/gpu/fetch_quack_wheels.sh               # here, with PyPI: writes .whl/ (git-ignored)
-#   # on the GPU machine, a first command carrying .whl/quack_a.tar.xz:
+#   # on the GPU machine, one command carrying .whl/quack_a.tar.xz.0, then one carrying .1
+#   # (the same machine, still warm), each running:
 #   bash scripts/gpu/install_quack.sh a
-#   # a second command carrying .whl/quack_b.tar.xz (the same machine, still warm):
+#   # then a command carrying .whl/quack_b.tar.xz:
 #   bash scripts/gpu/install_quack.sh b     # prints the PYTHONPATH to use
 #
 # The H200 machine has python 3.12, torch, numpy and cuda-bindings; the pins of apache-tvm-ffi
@@ -65,15 +66,16 @@ for spec in "${PACKAGES[@]}"; do
     fi
 done
 
-tar -C "$WORK/a" -cf - . | xz -T0 -9e > "$WHL/quack_a.tar.xz.tmp"
-mv "$WHL/quack_a.tar.xz.tmp" "$WHL/quack_a.tar.xz"
+tar -C "$WORK/a" -cf - . | xz -T0 -9e > "$WORK/quack_a.tar.xz"
+rm -f "$WHL"/quack_a.tar.xz*
+split -n 2 -d -a 1 "$WORK/quack_a.tar.xz" "$WHL/quack_a.tar.xz."  # .0 and .1
 tar -C "$WORK/b" -cf - . | xz -T0 -9e > "$WHL/quack_b.tar.xz.tmp"
 mv "$WHL/quack_b.tar.xz.tmp" "$WHL/quack_b.tar.xz"
-for f in "$WHL/quack_a.tar.xz" "$WHL/quack_b.tar.xz"; do
+for f in "$WHL/quack_a.tar.xz.0" "$WHL/quack_a.tar.xz.1" "$WHL/quack_b.tar.xz"; do
     bytes=$(stat -c %s "$f")
     echo "fetch_quack_wheels: $f $((bytes / 1048576)) MiB ($bytes bytes)"
-    if [ "$bytes" -ge $((60 * 1048576)) ]; then
-        echo "fetch_quack_wheels: $f is not below 60 MiB: it will not travel in one call" >&2
+    if [ "$bytes" -ge $((40 * 1048576)) ]; then
+        echo "fetch_quack_wheels: $f is not below 40 MiB: it may not travel in one call" >&2
         exit 1
     fi
 done
