@@ -26,7 +26,7 @@ constexpr int64_t kNC = 128;  // columns of a tile (a multiple of kNR)
 constexpr int64_t kKC = 256;  // K slice: the A panel (kMR x kKC) stays in L1, B's (kKC x kNC) in L2
 
 // c[MR x NR] (row stride ldc) += a_panel (kc x MR) * b_panel (kc x NR), or = when `first`.
-// Defined in matmul_cpu.cc, compiled for AVX-512, AVX2 and baseline x86-64 (OPRT_CPU_CLONES).
+// Defined in matmul_cpu.cc, for AVX-512, AVX2 and baseline x86-64 (the widest the CPU has runs).
 void micro_kernel(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, bool first);
 
 // Rows [i0, i0 + mc) x K slice [p0, p0 + kc) of A into panels of kMR rows: panel r holds

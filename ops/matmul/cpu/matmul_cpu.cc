@@ -1,33 +1,87 @@
 // matmul on the CPU: the blocked kernel of blocked.h (packed f32 panels and a
 // register-blocked micro-kernel) over the pool's threads, one C tile per task.
 // numpy's np.matmul (OpenBLAS, hand-written assembly kernels) is the peer in the
-// benchmark; this is the same design written as portable C++ the compiler vectorizes.
+// benchmark; this is the same design written as portable C++ with GCC vector types.
 #include "ops/matmul/cpu/blocked.h"
 #include "ops/matmul/matmul_backends.h"
 
+#include <cstring>
+
 namespace oprt::matmul::cpu {
 
-// The accumulators are a 6 x 16 array the compiler keeps in vector registers once
-// the loops over i and j are unrolled: each step of p broadcasts one A value per row
-// and multiplies it into a row of B, 16 columns at a time.
-OPRT_CPU_CLONES void micro_kernel(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, bool first) {
-    float acc[kMR][kNR] = {};
+namespace {
+
+// The micro-kernel, one body for every vector width W: a row of C's kMR x kNR block is
+// kNR / W GCC vectors of W floats, kept in registers; each step of p loads the B panel's
+// row once and adds a[p][i] times it into row i, one broadcast-multiply-add a vector.
+// Spelled with vector types, not left to the auto-vectorizer, which laid the 6 x 16 sums
+// out in a permuted order, spilled some of them and shuffled them back at the end. The
+// multiply and the add fuse into one FMA because this file is compiled with
+// -ffp-contract=fast (CMakeLists.txt; g++ keeps them apart in ISO C++ mode).
+template <int W>
+struct FloatVector {  // (an alias in the function below would lose the attribute: g++ drops it there)
+    typedef float type __attribute__((vector_size(W * sizeof(float))));
+};
+
+template <int W>
+__attribute__((always_inline)) inline void micro_kernel_w(int64_t kc, const float *a, const float *b, float *c,
+                                                          int64_t ldc, bool first) {
+    using Vec = typename FloatVector<W>::type;
+    static_assert(sizeof(Vec) == W * sizeof(float), "a vector of W floats");
+    constexpr int kVecs = int(kNR) / W;
+    Vec acc[kMR][kVecs] = {};
     for (int64_t p = 0; p < kc; ++p) {
-        const float *bp = b + p * kNR;
+        Vec row_of_b[kVecs];
+        for (int v = 0; v < kVecs; ++v) std::memcpy(&row_of_b[v], b + p * kNR + v * W, sizeof(Vec));
 #pragma GCC unroll 6
         for (int64_t i = 0; i < kMR; ++i) {
             const float ai = a[p * kMR + i];
-#pragma GCC unroll 16
-            for (int64_t j = 0; j < kNR; ++j) acc[i][j] += ai * bp[j];
+#pragma GCC unroll 4
+            for (int v = 0; v < kVecs; ++v) acc[i][v] += ai * row_of_b[v];
         }
     }
-    if (first) {
-        for (int64_t i = 0; i < kMR; ++i)
-            for (int64_t j = 0; j < kNR; ++j) c[i * ldc + j] = acc[i][j];
-    } else {
-        for (int64_t i = 0; i < kMR; ++i)
-            for (int64_t j = 0; j < kNR; ++j) c[i * ldc + j] += acc[i][j];
+    for (int64_t i = 0; i < kMR; ++i) {
+        if (!first) {
+            Vec old[kVecs];
+            std::memcpy(old, c + i * ldc, sizeof old);
+            for (int v = 0; v < kVecs; ++v) acc[i][v] += old[v];
+        }
+        std::memcpy(c + i * ldc, acc[i], sizeof acc[i]);
     }
+}
+
+// Which width runs: chosen once from what the CPU has. AVX-512 holds a row of 16 in one
+// register; AVX2 in two (GCC lowers a 16-wide vector badly without AVX-512, so each ISA
+// gets its own width rather than one function cloned per ISA).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+__attribute__((target("avx512f"))) void micro_kernel_avx512(int64_t kc, const float *a, const float *b, float *c,
+                                                           int64_t ldc, bool first) {
+    micro_kernel_w<16>(kc, a, b, c, ldc, first);
+}
+__attribute__((target("avx2,fma"))) void micro_kernel_avx2(int64_t kc, const float *a, const float *b, float *c,
+                                                          int64_t ldc, bool first) {
+    micro_kernel_w<8>(kc, a, b, c, ldc, first);
+}
+#endif
+void micro_kernel_baseline(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, bool first) {
+    micro_kernel_w<4>(kc, a, b, c, ldc, first);
+}
+
+using MicroKernel = void (*)(int64_t, const float *, const float *, float *, int64_t, bool);
+
+MicroKernel pick_micro_kernel() {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+    if (__builtin_cpu_supports("avx512f")) return micro_kernel_avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return micro_kernel_avx2;
+#endif
+    return micro_kernel_baseline;
+}
+
+}  // namespace
+
+void micro_kernel(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, bool first) {
+    static const MicroKernel chosen = pick_micro_kernel();
+    chosen(kc, a, b, c, ldc, first);
 }
 
 oprt_status_t plan(MatmulPlan &p) {
