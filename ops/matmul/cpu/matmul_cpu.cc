@@ -53,7 +53,7 @@ __attribute__((always_inline)) inline void micro_kernel_w(int64_t kc, const floa
 // Which width runs: chosen once from what the CPU has. AVX-512 holds a row of 16 in one
 // register; AVX2 in two (GCC lowers a 16-wide vector badly without AVX-512, so each ISA
 // gets its own width rather than one function cloned per ISA).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#if OPRT_CPU_X86_MULTIVERSION
 __attribute__((target("avx512f"))) void micro_kernel_avx512(int64_t kc, const float *a, const float *b, float *c,
                                                            int64_t ldc, bool first) {
     micro_kernel_w<16>(kc, a, b, c, ldc, first);
@@ -70,7 +70,7 @@ void micro_kernel_baseline(int64_t kc, const float *a, const float *b, float *c,
 using MicroKernel = void (*)(int64_t, const float *, const float *, float *, int64_t, bool);
 
 MicroKernel pick_micro_kernel() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#if OPRT_CPU_X86_MULTIVERSION
     if (__builtin_cpu_supports("avx512f")) return micro_kernel_avx512;
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return micro_kernel_avx2;
 #endif
