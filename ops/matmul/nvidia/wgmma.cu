@@ -29,6 +29,17 @@
 // 64x256), K is cut into `splits` pieces that run as separate work units; each writes its
 // f32 partial tile to a workspace and splitk_reduce sums the pieces into C in split order.
 //
+// Cluster K. Where the 64x64 tiles fill at most half the SMs (64 x 4096 x 4096: 64 tiles),
+// each tile's K is cut in two pieces run by the two blocks of a cluster, no workspace and no
+// second kernel: piece 0 (the first 7/16 of K) writes its f32 sums straight into piece 1's
+// epilogue buffers (distributed shared memory) and signals piece 1's mbarrier; piece 1 (the
+// rest) adds them to its own and stores C. Piece 0 is shorter so that its hand-over happens
+// while piece 1 still streams its last k-tiles (64 x 4096 x 4096 with B in the L2, H200,
+// 2026-12-04, before the end barrier below: halves 8.5-8.6 us, 7/16 8.0-8.2, 3/8 8.2). A
+// cluster barrier at the end keeps piece 1's block alive until piece 0 has written into it
+// (compute-sanitizer's racecheck cannot tell that from the mbarrier alone); it costs about
+// 0.3 us there.
+//
 // Epilogue. Consumers store C in 64x64 chunks: registers -> shared memory (swizzled like the
 // operands) -> a TMA store that runs on while they start the next tile (two buffers per
 // consumer). Meanwhile the producer already loads the next tile's stages. Where TMA cannot
@@ -74,6 +85,7 @@ constexpr int kGroupM = 16;                             // rasterization: 16 M-t
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128 * (40 + 2 * 232) = 64512 <= 65536
 constexpr int kSmemMax = 227 * 1024;                    // dynamic shared memory per block on Hopper
 constexpr int kEpilogueChunkBytes = 64 * 64 * 2;        // 64 rows x 64 columns of C, one TMA store box
+constexpr double kClusterKShare = 7.0 / 16;             // cluster K: piece 0 takes this much of K
 
 template <int BM, int BN, int KT = 1>
 struct Config {
@@ -88,7 +100,9 @@ struct Config {
     // The stages take what is left after the epilogue buffers, 1 KB of alignment slack and
     // the barriers: 4 for 128x256, 6 for 64x64 (two k-tiles a stage).
     static constexpr int kStages = (kSmemMax - kEpilogueBytes - 1024 - 256) / kStageBytes;
-    static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + 2 * kStages * 8 + 1024;
+    static constexpr int kSmemBytes = kStages * kStageBytes + kEpilogueBytes + (2 * kStages + 1) * 8 + 1024;
+    // Cluster K: piece 0's f32 sums (64 x BN) fit in piece 1's epilogue buffers.
+    static constexpr bool kClusterKFits = BN * 64 * 4 <= 2 * kEpilogueChunkBytes;
     static_assert(kSmemBytes <= kSmemMax, "shared memory");
 };
 
@@ -100,7 +114,8 @@ struct Params {
     int stage_bytes;    // bytes a stage receives: A's box (M rows or fewer) and B's
     bool pairs;         // C contiguous along N, pairs of columns 4-byte aligned
     bool tma_store;     // C goes out through shared memory and TMA stores (map_c)
-    int splits;         // K pieces; > 1: f32 partial tiles go to `partial`
+    int splits;         // K pieces; > 1: f32 partial tiles go to `partial` (but see cluster_k)
+    bool cluster_k;     // two pieces, each tile's pair one cluster: piece 0's sums go to piece 1
     int split_k_tiles;  // k-tiles per piece (the last one may have fewer)
     float *partial;     // splits slabs of m x ldp floats
     int64_t ldp;        // n rounded up to even (partials are stored in pairs)
@@ -275,7 +290,30 @@ template <int Pending>
 __device__ __forceinline__ void tma_store_wait_read() {
     asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
 }
-__device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// The address of shared-memory location `addr` in the cluster's block of rank `rank`.
+__device__ __forceinline__ uint32_t map_rank(uint32_t addr, uint32_t rank) {
+    uint32_t out;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(out) : "r"(addr), "r"(rank));
+    return out;
+}
+// Arrives on a barrier of another block of the cluster (a shared::cluster address),
+// releasing this thread's earlier writes to the cluster.
+__device__ __forceinline__ void mbar_arrive_remote(uint32_t bar) {
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// mbar_wait that also acquires what arrivals from the cluster released.
+__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity) {
+    uint32_t done = 0;
+    do {
+        asm volatile(
+            "{\n.reg .pred p;\n"
+            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+            "selp.u32 %0, 1, 0, p;\n}\n"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+}
 // Shared-memory writes of this thread become visible to TMA (the async proxy).
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 // Barrier `id` among the `threads` threads of some warps (here: one warpgroup).
@@ -330,7 +368,7 @@ __device__ __forceinline__ Unit unit_at(int u, const Params &p) {
     w.m0 = (first + (t % per_group) % group) * BM;
     w.n0 = ((t % per_group) / group) * BN;
     w.kt0 = split * p.split_k_tiles;
-    w.kt1 = min(w.kt0 + p.split_k_tiles, k_tiles);
+    w.kt1 = split == p.splits - 1 ? k_tiles : min(w.kt0 + p.split_k_tiles, k_tiles);
     return w;
 }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -348,15 +386,20 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
     const uint32_t epilogue = base + kStages * Cfg::kStageBytes;  // kConsumers x 2 chunks of C
     const uint32_t full = epilogue + Cfg::kEpilogueBytes;         // kStages barriers of 8 bytes
     const uint32_t empty = full + kStages * 8;
+    const uint32_t landed = empty + kStages * 8;  // cluster K: piece 0's sums are in piece 1's buffers
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
             mbar_init(full + 8 * s, 1);                                 // the producer's arrive (plus the TMA bytes)
             mbar_init(empty + 8 * s, Cfg::kConsumers * 4);  // one arrive per consumer warp
         }
+        mbar_init(landed, Cfg::kConsumers * 128);  // one arrive per consumer thread of piece 0
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-    __syncthreads();
+    // Cluster K: piece 0 writes into piece 1's shared memory and barrier, so both blocks
+    // start (and piece 1's barriers are ready) first.
+    if (p.cluster_k) asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+    else __syncthreads();
     // Overlapped launch: the next kernel may launch now; global memory is touched only once
     // the previous kernel has finished (both no-ops in a plain launch).
     asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
@@ -435,6 +478,36 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
             fence_operands(d);
             if (w.kt1 > w.kt0) release((it - 1) % kStages);
 
+            if constexpr (Cfg::kClusterKFits) {
+                if (p.cluster_k) {
+                    // Each thread's sums, in its own slots of the consumer's two epilogue
+                    // buffers (16 KB): piece 0 writes them into piece 1's (rank 1 of the
+                    // cluster) and has nothing to store; piece 1 adds them to its own.
+                    const uint32_t park = epilogue + consumer * 2 * kEpilogueChunkBytes + 8 * (threadIdx.x % 128);
+                    if (u % 2 == 0) {
+                        const uint32_t remote = map_rank(park, 1);
+#pragma unroll
+                        for (int i = 0; i < BN / 4; ++i)
+                            asm volatile("st.shared::cluster.v2.f32 [%0], {%1, %2};\n" ::"r"(remote + i * 1024),
+                                         "f"(d[2 * i]), "f"(d[2 * i + 1])
+                                         : "memory");
+                        mbar_arrive_remote(map_rank(landed, 1));
+                        continue;
+                    }
+                    mbar_wait_cluster(landed, 0);  // one unit a block: the barrier's first phase
+#pragma unroll
+                    for (int i = 0; i < BN / 4; ++i) {
+                        float x, y;
+                        asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n"
+                                     : "=f"(x), "=f"(y)
+                                     : "r"(park + i * 1024)
+                                     : "memory");
+                        d[2 * i] += x, d[2 * i + 1] += y;
+                    }
+                    // The epilogue's first barrier orders these reads before C's writes.
+                }
+            }
+
             // Accumulator i: row 16 * warp + lane / 4 (+ 8 for i % 4 >= 2) of this consumer's
             // 64 rows, column 8 * (i / 4) + 2 * (lane % 4) (+ 1 for odd i).
             const int64_t row = w.m0 + consumer * 64 + warp * 16 + lane / 4;
@@ -463,7 +536,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                     named_barrier(1 + consumer, 128);
                     if (leader) tma_store_2d(&map_c, buf, w.n0 + 64 * q, w.m0 + consumer * 64);
                 }
-            } else if (p.splits == 1) {  // straight from registers, pairs of columns
+            } else if (p.splits == 1 || p.cluster_k) {  // straight from registers, pairs of columns
 #pragma unroll
                 for (int j = 0; j < BN / 8; ++j) {
                     const int64_t col = w.n0 + 8 * j + 2 * (lane % 4);
@@ -483,7 +556,12 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
             }
         }
     }
-    if (warpgroup > 0 && threadIdx.x % 128 == 0) tma_store_wait_all();  // the last stores read shared memory
+    // The last stores have read shared memory (they reach C before the grid completes).
+    if (warpgroup > 0 && threadIdx.x % 128 == 0) tma_store_wait_read<0>();
+    if (p.cluster_k) {  // neither block leaves while the other may still write into it
+        __syncwarp();  // thread 0 of the producer rejoins its warp
+        asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+    }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
@@ -592,28 +670,41 @@ cudaError_t launch(const GemmArgs &g, const WgmmaChoice &choice, void *workspace
     split_shape(g, choice.splits, KT, p.split_k_tiles, p.splits);
     p.ldp = g.n + g.n % 2;
     // C through TMA stores: contiguous along N, 16-byte aligned rows (else stores from registers).
-    p.tma_store = !choice.direct_store && p.splits == 1 && g.c_col == 1 && tma_stride_ok(g.c_row, g.n) &&
-                  reinterpret_cast<uintptr_t>(g.c) % 16 == 0;
+    if (choice.cluster_k) {  // piece 0: kClusterKShare of the k-tiles, whole stages
+        const int k_tiles = int(ceil_div(g.k, kBK));
+        const int k0 = int(k_tiles * kClusterKShare) / KT * KT;
+        if (!Cfg::kClusterKFits || k0 < KT || k0 >= k_tiles) return cudaErrorInvalidValue;
+        p.cluster_k = true, p.splits = 2, p.split_k_tiles = k0;
+    }
+    p.tma_store = !choice.direct_store && (p.splits == 1 || p.cluster_k) && g.c_col == 1 &&
+                  tma_stride_ok(g.c_row, g.n) && reinterpret_cast<uintptr_t>(g.c) % 16 == 0;
     CUtensorMap map_c{};
     if (p.tma_store && !encode(&map_c, Bf16, g.c, g.m, g.n, g.c_row, 64, 64)) return cudaErrorInvalidValue;
     // From the workspace's first 16-byte boundary (workspace_bytes asks for 16 more).
     p.partial = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(workspace) + 15) / 16 * 16);
-    if (p.splits > 1 && workspace == nullptr) return cudaErrorInvalidValue;
+    if (p.splits > 1 && !p.cluster_k && workspace == nullptr) return cudaErrorInvalidValue;
 
     cudaLaunchConfig_t config{};
     config.blockDim = dim3(Cfg::kThreads);
     config.dynamicSmemBytes = Cfg::kSmemBytes;
     config.stream = stream;
-    cudaLaunchAttribute attr;
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
-    config.attrs = &attr;
-    config.numAttrs = choice.overlapped ? 1 : 0;
+    cudaLaunchAttribute attrs[2];
+    config.attrs = attrs;
+    config.numAttrs = 0;
+    if (choice.overlapped) {
+        attrs[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attrs[config.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
+    }
     // Persistent: one block per SM, at most one per unit.
     const int64_t units = ceil_div(g.m, BM) * ceil_div(g.n, BN) * p.splits;
     config.gridDim = dim3(unsigned(units < sms ? units : sms));
+    if (p.cluster_k) {  // a block per unit, the two pieces of a tile one cluster
+        if (units > sms) return cudaErrorInvalidValue;
+        attrs[config.numAttrs].id = cudaLaunchAttributeClusterDimension;
+        attrs[config.numAttrs++].val.clusterDim = {2, 1, 1};
+    }
     err = cudaLaunchKernelEx(&config, kernel, map_a, map_b, map_c, p);
-    if (err != cudaSuccess || p.splits == 1) return err;
+    if (err != cudaSuccess || p.splits == 1 || p.cluster_k) return err;
 
     const int64_t pairs = g.m * (p.ldp / 2);
     config.gridDim = dim3(unsigned(ceil_div(pairs, 256) < 8 * sms ? ceil_div(pairs, 256) : 8 * sms));
@@ -655,12 +746,15 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // rows under 64 chosen to beat cuBLAS both from DRAM (--rotate) and with B in the L2; at 64
 // rows and more the DRAM figure decides; so does K <= 2048 under 64 rows, where one piece is
 // faster from DRAM and splitting only wins some hot cases). Measured on the H200, bf16, % of
-// cuBLAS from DRAM (and hot): 2026-12-03, 8 .. 48 rows x N 1024-4096 x K 1024-4096 95-111%
-// (97-116%), 64x4096x4096 95% (83-84%), 64x4096x1024 98-102% (95-108%), 80, 96, 112, 120
+// cuBLAS from DRAM (and hot): 2026-12-04, cluster K: 64x4096x4096 95-102% (95-96%),
+// 16x4096x4096 112-116% (117-118%); without the end barrier, 16-64 x 2048-4096 x 2048-4096
+// and 128 x 2048 x 2048-4096 95-122% (97-135%), 96 x 2048 x 4096 81-85% (81-85%, one piece
+// no faster); 2026-12-03, 8 .. 48 rows x N 1024 x K 1024-4096 and under 64 rows x K <= 2048
+// 95-111% (97-116%), 64x4096x1024 98-102% (95-108%), 80, 96, 112, 120
 // and 128 x 4096 x 4096 81-119% (74-136%), 96 and 128 x 8192 x 8192 91-98% (93-98%), 72 and
 // 104 x 4096 x 4096 (where cuBLAS is unusually fast) 75-85% (58-70%), 1024^3 105-107%,
-// 2048^3 99-100%, 4096^3 91-96%; 2026-12-02, 8192^3 100-102%. Not re-measured since the
-// 64x64 tiles took two k-tiles a stage: K = 2048 at N = 4096 under 64 rows, 81-87% hot before.
+// 2048^3 99-100%, 4096^3 91-96%; 2026-12-02, 8192^3 100-102%. Weak: 16 x 1024 x 2048 in one
+// piece 85-90% (79-90%) on 2026-12-04, where 4 pieces ran 113-118% both ways.
 //
 // Launched overlapped, 112 and 128 x 4096 x 4096 ran 12-16% slower than launched plainly
 // (128 blocks, each streaming all of K); 64 x 4096 x 4096 (64 blocks), 128 x 4096 x 1024 and
@@ -671,23 +765,25 @@ struct PlanRow {
     double max_waves;
     int variant, max_splits;
     bool overlapped;  // programmatic dependent launch (see WgmmaChoice)
+    bool cluster_k;   // K in two pieces summed in a cluster (where the grid of pairs fits one wave)
 };
 constexpr double kAny = 1e30;
 constexpr int64_t kAnyM = int64_t(1) << 62;
 constexpr int kMinSplitKTiles = 8;
 constexpr PlanRow kPlan[] = {
-    // max_m, min_n, k-tiles, max_waves, variant, max_splits, overlapped
-    {56, 0, 0, 32, kAny, k64x64, 1, true},          // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
-    {16, 0, 0, kAnyM, kAny, k64x128, 8, true},      // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
-    {32, 0, 0, kAnyM, kAny, k64x128, 8, true},      // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
-    {56, 0, 0, kAnyM, kAny, k64x64, 8, true},       // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
-    {64, 0, 0, kAnyM, kAny, k64x64, 1, true},       // M <= 64 (64 x 4096 x 4096): one piece, B from DRAM
-    {96, 4096, 64, kAnyM, kAny, k64x128, 1, false},   // 80, 96 x 4096 x 4096: a 64x64 grid's second row of tiles is half empty
-    {128, 8192, 64, kAnyM, kAny, k64x128, 1, false},  // 128 x 8192 x 8192: 64x64 tiles would be two waves
-    {128, 4096, 64, kAnyM, kAny, k64x64, 1, false},   // 112, 128 x 4096 x 4096
-    {128, 0, 0, kAnyM, kAny, k64x64, 1, true},        // other products of up to 128 rows (128 x 4096 x 1024)
-    {kAnyM, 0, 0, kAnyM, 0.5, k64x128, 1, true},      // small products (1024^3)
-    {kAnyM, 0, 0, kAnyM, kAny, k128x256, 1, true},    // about a wave and more (2048^3 .. 8192^3)
+    // max_m, min_n, k-tiles, max_waves, variant, max_splits, overlapped, cluster_k
+    {56, 0, 0, 32, kAny, k64x64, 1, true, false},          // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
+    {128, 2048, 32, kAnyM, kAny, k64x64, 1, true, true},   // pairs of 64x64 blocks fill at most a wave (64 x 4096 x 4096): cluster K
+    {16, 0, 0, kAnyM, kAny, k64x128, 8, true, false},      // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
+    {32, 0, 0, kAnyM, kAny, k64x128, 8, true, false},      // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
+    {56, 0, 0, kAnyM, kAny, k64x64, 8, true, false},       // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
+    {64, 0, 0, kAnyM, kAny, k64x64, 1, true, false},       // M <= 64 (64 x 4096 x 4096): one piece, B from DRAM
+    {96, 4096, 64, kAnyM, kAny, k64x128, 1, false, false},   // 80, 96 x 4096 x 4096: a 64x64 grid's second row of tiles is half empty
+    {128, 8192, 64, kAnyM, kAny, k64x128, 1, false, false},  // 128 x 8192 x 8192: 64x64 tiles would be two waves
+    {128, 4096, 64, kAnyM, kAny, k64x64, 1, false, false},   // 112, 128 x 4096 x 4096
+    {128, 0, 0, kAnyM, kAny, k64x64, 1, true, false},        // other products of up to 128 rows (128 x 4096 x 1024)
+    {kAnyM, 0, 0, kAnyM, 0.5, k64x128, 1, true, false},      // small products (1024^3)
+    {kAnyM, 0, 0, kAnyM, kAny, k128x256, 1, true, false},    // about a wave and more (2048^3 .. 8192^3)
 };
 
 WgmmaChoice choose(const GemmArgs &g, int sms) {
@@ -700,12 +796,14 @@ WgmmaChoice choose(const GemmArgs &g, int sms) {
         const int variant = row.variant;
         const Variant &v = kVariants[variant];
         const int64_t units = ceil_div(g.m, v.bm) * ceil_div(g.n, v.bn);
+        if (row.cluster_k && 2 * units > sms) continue;  // a block per piece, one wave
         int64_t splits = sms / units;
         const int64_t deep = k_tiles / kMinSplitKTiles;
         if (splits > row.max_splits) splits = row.max_splits;
         if (splits > deep) splits = deep;
         WgmmaChoice c;
         c.variant = variant, c.splits = splits < 1 ? 1 : int(splits), c.overlapped = row.overlapped;
+        c.cluster_k = row.cluster_k;
         return c;
     }
     return WgmmaChoice{};
@@ -740,7 +838,7 @@ WgmmaChoice wgmma_choose(const GemmArgs &g, int sms) { return wgmma_detail::choo
 
 size_t wgmma_workspace_bytes(const GemmArgs &g, WgmmaChoice choice) {
     using namespace wgmma_detail;
-    if (choice.variant < 0 || choice.variant >= kVariantCount) return 0;
+    if (choice.variant < 0 || choice.variant >= kVariantCount || choice.cluster_k) return 0;
     return size_t(workspace_bytes(g, choice.splits, kVariants[choice.variant].kt));
 }
 

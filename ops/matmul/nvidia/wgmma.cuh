@@ -25,6 +25,7 @@ struct WgmmaChoice {
     int splits = 1;             // 1 .. 16; fewer run where K has fewer k-tiles
     bool direct_store = false;  // C from registers to global memory even where TMA could store it
     bool overlapped = true;     // programmatic dependent launch (overlaps the previous kernel's tail)
+    bool cluster_k = false;     // K in two pieces summed in a cluster of two blocks (splits ignored)
 };
 
 // The plan: the variant and split for this shape on a device with `sms` SMs, from the table

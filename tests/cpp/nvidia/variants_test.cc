@@ -144,11 +144,16 @@ TEST_F(NvidiaVariants, Matmul) {
                 tensor_cores ? std::vector<std::vector<int64_t>>{{1, 8, 8}, {7, 40, 24}, {129, 264, 136},
                                                                  {257, 64, 392}, {33, 1000, 8}, {300, 4104, 520},
                                                                  // under 64 rows: K split 8 ways, K whole, 4 ways
-                                                                 {12, 4104, 72}, {20, 1032, 264}, {50, 2056, 136}}
+                                                                 {12, 4104, 72}, {20, 1032, 264}, {50, 2056, 136},
+                                                                 // K in a pair of pieces summed in a cluster
+                                                                 {64, 2056, 2104}, {37, 4104, 4096}}
                              : std::vector<std::vector<int64_t>>{{1, 4, 4}, {7, 36, 20}, {129, 260, 132},
                                                                  {257, 64, 388}, {33, 1000, 8}};
             for (oprt_dtype_t dt : dtypes)
                 for (const auto &s : shapes) check_matmul(dt, {{s[0], s[1]}}, {{s[1], s[2]}});
+            // The cluster pair's C stored from registers (rows off 16 bytes: no TMA store).
+            if (tensor_cores)
+                for (oprt_dtype_t dt : dtypes) check_matmul(dt, {{61, 3000}}, {{3000, 2056}}, {2061, 1});
         },
         [&] {
             for (oprt_dtype_t dt : all_dtypes()) {

@@ -17,7 +17,8 @@
 // --quick: bf16 4096^3 and the odd shapes. --check-only: no timing (for compute-sanitizer).
 // --sweep: for each type, also every wgmma variant (tile shape) with each K split that can fill
 // the GPU ("wg:128x256/s1": 128x256 tiles, K not split; "/d": not split, C stored from
-// registers rather than through shared memory and TMA; NAMES: only these variants,
+// registers rather than through shared memory and TMA; "wg:64x64/c": K in two pieces summed
+// in a cluster, where the tiles leave room for it; NAMES: only these variants,
 // comma-separated, e.g. --sweep=128x256,64x128; --list-variants prints them), checked like the rest,
 // then per case the fastest and what the plan picks now: the figures that set the plan's
 // table in wgmma.cu. Odd shapes run splits 1 and 3 only, for correctness.
@@ -241,6 +242,16 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
                                             return mm::wgmma_launch(x, dtype, choice, ws, stream);
                                         }});
                     }
+                    // K in a pair of pieces summed in a cluster ("/c"), where the 64x64 tiles
+                    // leave room for it.
+                    if (std::string(mm::wgmma_variant_name(v)) == "64x64" && 2 * sweep_units(g, v) <= sms &&
+                        k_tiles >= 8) {
+                        mm::WgmmaChoice pair;
+                        pair.variant = v, pair.cluster_k = true;
+                        runs.push_back({std::string("wg:64x64/c"), true, 0, [&, pair](const GemmArgs &x, void *ws) {
+                                            return mm::wgmma_launch(x, dtype, pair, ws, stream);
+                                        }});
+                    }
                     // One piece launched plainly ("/p"): what the overlapped launch gains or costs.
                     mm::WgmmaChoice one;
                     one.variant = v, one.overlapped = false;
@@ -304,9 +315,10 @@ void run_dtype(bool bf16, bool sweep, const std::vector<Shape> &shapes, const st
             }
             if (!best_name.empty() && g_timing) {
                 const mm::WgmmaChoice plan = mm::wgmma_choose(g, g_sms);
-                std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS (%s); the plan picks %s/s%d\n", shape,
+                const std::string split = plan.cluster_k ? "c" : "s" + std::to_string(plan.splits);
+                std::printf("%-16s %-4s %-11s best %s %.1f us %.1f%% of cuBLAS (%s); the plan picks %s/%s\n", shape,
                             dname, lay.name, best_name.c_str() + 3, best_s * 1e6, 100.0 * blas_s / best_s,
-                            g_rotate ? "dram" : "hot", mm::wgmma_variant_name(plan.variant), plan.splits);
+                            g_rotate ? "dram" : "hot", mm::wgmma_variant_name(plan.variant), split.c_str());
             }
             CK(cudaFree(a));
             CK(cudaFree(b));
