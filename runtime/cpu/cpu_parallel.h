@@ -4,14 +4,15 @@
 #include <algorithm>
 #include <cstdint>
 
-// Compute-heavy f32 loops are compiled for AVX-512, AVX2 and baseline x86-64
-// and the loader picks the best the CPU has (GCC function multi-versioning):
-// one portable binary, full-width vectors where they exist.
+// Compute-heavy f32 loops are compiled for AVX-512, AVX2 (x86-64-v3: with FMA and
+// F16C) and baseline x86-64 and the loader picks the best the CPU has (GCC function
+// multi-versioning): one portable binary, full-width vectors where they exist. Each
+// string is one clone: "avx2,fma" would make two, neither with both.
 // OPRT_CPU_X86_MULTIVERSION: g++ on x86-64, where per-ISA versions of a function
 // (target attributes, target_clones, __builtin_cpu_supports) are used.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #define OPRT_CPU_X86_MULTIVERSION 1
-#define OPRT_CPU_CLONES __attribute__((target_clones("avx512f", "avx2,fma", "default")))
+#define OPRT_CPU_CLONES __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
 #else
 #define OPRT_CPU_X86_MULTIVERSION 0
 #define OPRT_CPU_CLONES
