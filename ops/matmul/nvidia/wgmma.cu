@@ -257,18 +257,20 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
 }
 // Waits until the barrier's phase with this parity has completed. A fresh barrier is in
 // phase 0, so waiting for parity 1 returns at once (how the producer sees the empty ring).
+// Cluster: acquires at cluster scope what arrivals from other blocks of the cluster released.
+#define OPRT_MBAR_TRY_WAIT(SEM) \
+    "{\n.reg .pred p;\nmbarrier.try_wait.parity" SEM ".shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+template <bool Cluster = false>
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
     uint32_t done = 0;
     do {
-        asm volatile(
-            "{\n.reg .pred p;\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
+        if constexpr (Cluster)
+            asm volatile(OPRT_MBAR_TRY_WAIT(".acquire.cluster") : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+        else
+            asm volatile(OPRT_MBAR_TRY_WAIT("") : "=r"(done) : "r"(bar), "r"(parity) : "memory");
     } while (!done);
 }
+#undef OPRT_MBAR_TRY_WAIT
 
 // 2-D TMA copy of the box at (c0 innermost, c1) into shared memory; completes `bar`'s bytes.
 __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap *map, int c0, int c1, uint32_t bar) {
@@ -300,19 +302,6 @@ __device__ __forceinline__ uint32_t map_rank(uint32_t addr, uint32_t rank) {
 // releasing this thread's earlier writes to the cluster.
 __device__ __forceinline__ void mbar_arrive_remote(uint32_t bar) {
     asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-// mbar_wait that also acquires what arrivals from the cluster released.
-__device__ __forceinline__ void mbar_wait_cluster(uint32_t bar, uint32_t parity) {
-    uint32_t done = 0;
-    do {
-        asm volatile(
-            "{\n.reg .pred p;\n"
-            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n}\n"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
 }
 // Shared-memory writes of this thread become visible to TMA (the async proxy).
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
@@ -494,7 +483,7 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
                         mbar_arrive_remote(map_rank(landed, 1));
                         continue;
                     }
-                    mbar_wait_cluster(landed, 0);  // one unit a block: the barrier's first phase
+                    mbar_wait<true>(landed, 0);  // one unit a block: the barrier's first phase
 #pragma unroll
                     for (int i = 0; i < BN / 4; ++i) {
                         float x, y;
