@@ -738,7 +738,7 @@ constexpr int kVariantCount = int(sizeof(kVariants) / sizeof(kVariants[0]));
 // cuBLAS from DRAM (and hot): 2026-12-04, cluster K: 64x4096x4096 95-102% (95-96%),
 // 16x4096x4096 112-116% (117-118%); without the end barrier, 16-64 x 2048-4096 x 2048-4096
 // and 128 x 2048 x 2048-4096 95-122% (97-135%), 96 x 2048 x 4096 81-85% (81-85%, one piece
-// no faster); 2026-12-03, 8 .. 48 rows x N 1024 x K 1024-4096 and under 64 rows x K <= 2048
+// at most 3% faster); 2026-12-03, 8 .. 48 rows x N 1024 x K 1024-4096 and under 64 rows x K <= 2048
 // 95-111% (97-116%), 64x4096x1024 98-102% (95-108%), 80, 96, 112, 120
 // and 128 x 4096 x 4096 81-119% (74-136%), 96 and 128 x 8192 x 8192 91-98% (93-98%), 72 and
 // 104 x 4096 x 4096 (where cuBLAS is unusually fast) 75-85% (58-70%), 1024^3 105-107%,
