@@ -763,10 +763,10 @@ constexpr PlanRow kPlan[] = {
     // max_m, min_n, k-tiles, max_waves, variant, max_splits, overlapped, cluster_k
     {56, 0, 0, 32, kAny, k64x64, 1, true, false},          // under 64 rows, K <= 2048 (16 x 4096 x 1024): one piece
     {128, 2048, 32, kAnyM, kAny, k64x64, 1, true, true},   // pairs of 64x64 blocks fill at most a wave (64 x 4096 x 4096): cluster K
-    {16, 0, 0, kAnyM, kAny, k64x128, 8, true, false},      // M <= 16 (8, 16 x 4096 x 4096: 4 pieces; 16 x 1024 x 4096: 8)
-    {32, 0, 0, kAnyM, kAny, k64x128, 8, true, false},      // M <= 32 (24, 32 x 4096 x 4096: 4 pieces)
-    {56, 0, 0, kAnyM, kAny, k64x64, 8, true, false},       // M <= 56 (40 .. 56 x 4096 x 4096: 2 pieces): A's box 8+ rows short of 64
-    {64, 0, 0, kAnyM, kAny, k64x64, 1, true, false},       // M <= 64 (64 x 4096 x 4096): one piece, B from DRAM
+    {16, 0, 0, kAnyM, kAny, k64x128, 8, true, false},      // M <= 16 where cluster K is not taken (16 x 1024 x 4096: 8 pieces)
+    {32, 0, 0, kAnyM, kAny, k64x128, 8, true, false},      // M <= 32 likewise (32 x 1024 x 4096: 8 pieces)
+    {56, 0, 0, kAnyM, kAny, k64x64, 8, true, false},       // M <= 56 likewise (40 x 1024 x 4096): A's box 8+ rows short of 64
+    {64, 0, 0, kAnyM, kAny, k64x64, 1, true, false},       // M <= 64 likewise (64 x 1024 x 4096): one piece, B from DRAM
     {96, 4096, 64, kAnyM, kAny, k64x128, 1, false, false},   // 80, 96 x 4096 x 4096: a 64x64 grid's second row of tiles is half empty
     {128, 8192, 64, kAnyM, kAny, k64x128, 1, false, false},  // 128 x 8192 x 8192: 64x64 tiles would be two waves
     {128, 4096, 64, kAnyM, kAny, k64x64, 1, false, false},   // 112, 128 x 4096 x 4096
