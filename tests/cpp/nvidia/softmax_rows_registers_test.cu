@@ -132,6 +132,7 @@ void check_all_dtypes(int64_t max_blocks = oprt::gpu::kMaxGridBlocks) {
 // Every shape kRegisterRows (softmax_cuda.cu) uses is among these.
 TEST_F(NvidiaSoftmaxRowsRegisters, GroupsWithinAWarp) {
     check_all_dtypes<4, 1>();
+    check_all_dtypes<4, 2>();
     check_all_dtypes<8, 1>();
     check_all_dtypes<8, 2>();
     check_all_dtypes<8, 4>();
