@@ -52,6 +52,9 @@
 // Build (from the repository root, after building the NVIDIA library in build-nvidia):
 //   cmake --build build-nvidia --target camp_softmax_rows_bench -j2
 //   build-nvidia/tests/cpp/nvidia/camp_softmax_rows_bench [--dtype f32,f16,bf16] [--shape 1024x1024,4x1024]
+//                                                          [--hot-launches N]
+// (--hot-launches: the calls one graph of the hot condition holds, 20 unless
+// given; tests/run_ops.py captures up to 4096.)
 // (--shape also takes 4096x8192 and 2048x16384, rows the register kernels hold
 // beyond the short-row cases, and 4080x1535, 2032x2303, 32768x127, 784x3839,
 // rows of odd length; none run by default.)
@@ -99,7 +102,8 @@ bool overlapped_launch_allowed() {
 namespace {
 
 constexpr int64_t kDramBytes = int64_t(240) << 20;  // bytes the dram condition rotates over, at least
-constexpr int kHotLaunches = 20, kHotReplays = 7;
+int g_hot_launches = 20;  // --hot-launches: calls in the hot condition's graph
+constexpr int kHotReplays = 7;
 constexpr int kDramMinLaunches = 20, kDramReplays = 5;
 constexpr int64_t kMaxCols = 16384;  // longest row a candidate instance is compiled for
 constexpr int64_t kMaxPersCols = 4096;  // longest row a persistent candidate is compiled for
@@ -109,7 +113,7 @@ struct Shape {
 };
 const Shape kShapes[] = {{4, 1024},    {144, 1280},  {1008, 1280},  {1024, 1024}, {1008, 2304},
                          {2032, 2304}, {784, 3840},  {4080, 1536},  {16384, 1024}, {65536, 1024},
-                         {32768, 128}, {8192, 4096}, {1024, 4096}};
+                         {32768, 128}, {8192, 4096}, {1024, 4096}, {32768, 32}, {32768, 64}};
 // Rows the register kernels hold beyond the short-row cases, and rows of odd
 // length (the kernels' general forms), run when --shape names them.
 const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}, {4080, 1535}, {2032, 2303}, {32768, 127}, {784, 3839}};
@@ -128,6 +132,7 @@ const Peer kPeersBf16[] = {
     {2032, 2304, 6.75, 4.51, "quack", "quack"},        {784, 3840, 5.11, 3.72, "triton", "triton"},
     {4080, 1536, 7.64, 4.81, "quack", "quack"},        {32768, 128, 5.95, 3.98, "quack", "quack"},
     {16384, 1024, 18.10, 17.20, "quack", "quack"},     {8192, 4096, 34.15, 34.22, "triton", "triton"},
+    {32768, 32, 3.06, 2.40, "quack", "compile"},
 };
 
 OuterIndex rows_index(int64_t L) {
@@ -165,6 +170,8 @@ LaunchFn new_if_compiled() {
 template <typename T, int kV, int kVariant>
 LaunchFn new_fn_v(int threads) {
     switch (threads) {
+    case 1: return new_if_compiled<T, 1, kV, kVariant>();
+    case 2: return new_if_compiled<T, 2, kV, kVariant>();
     case 4: return new_if_compiled<T, 4, kV, kVariant>();
     case 8: return new_if_compiled<T, 8, kV, kVariant>();
     case 16: return new_if_compiled<T, 16, kV, kVariant>();
@@ -578,7 +585,7 @@ std::vector<Candidate> candidates(int64_t L) {
     const int tri_vecs = int(std::max<int64_t>(1, next_pow2(L) / P / tri_threads));
     bool tri_listed = false;
     for (int v : {1, 2, 4, 8}) {
-        const int threads = int(std::max<int64_t>(4, next_pow2((nvec + v - 1) / v)));
+        const int threads = int(next_pow2((nvec + v - 1) / v));
         for (int variant = 0; variant < 4; ++variant) {
             // The variants where registers bound the resident warps: 16 values a thread or more.
             if (variant > 0 && (threads > 64 || threads < 32 || v * P < 16)) continue;
@@ -778,7 +785,7 @@ void run_case(int64_t rows, int64_t L) {
                         rtol<T>());
             continue;
         }
-        hot_us[i] = 1e6 * graph_seconds_per_launch([&] { launch<T>(c, in, out, rows, L); }, g_stream, kHotLaunches,
+        hot_us[i] = 1e6 * graph_seconds_per_launch([&] { launch<T>(c, in, out, rows, L); }, g_stream, g_hot_launches,
                                                    kHotReplays);
         if (sets > 1) {
             int64_t k = 0;
@@ -870,8 +877,9 @@ int main(int argc, char **argv) {
     for (int i = 1; i + 1 < argc; i += 2) {
         if (std::strcmp(argv[i], "--dtype") == 0) dtypes = argv[i + 1];
         else if (std::strcmp(argv[i], "--shape") == 0) shapes = argv[i + 1];
+        else if (std::strcmp(argv[i], "--hot-launches") == 0) g_hot_launches = std::max(1, std::atoi(argv[i + 1]));
         else {
-            std::printf("usage: %s [--dtype f32,f16,bf16] [--shape ROWSxCOLS,...]\n", argv[0]);
+            std::printf("usage: %s [--dtype f32,f16,bf16] [--shape ROWSxCOLS,...] [--hot-launches N]\n", argv[0]);
             return 2;
         }
     }
