@@ -8,7 +8,7 @@
 // lands), takes the slice's max and its sum of exp(x - max) from shared
 // memory, and puts the pair where the cluster can read it; after one cluster
 // barrier every warp reads the C pairs through distributed shared memory
-// (ld.shared::cluster), joins them in the same order in every block, and the
+// (dev::cluster_map), joins them in the same order in every block, and the
 // block writes its slice's outputs. HBM is read once and written once; no
 // workspace, no second kernel, no block waits on another through global
 // memory. A row is one launch's cluster: the grid is rows * C blocks, and the
@@ -65,31 +65,6 @@ constexpr int kMaxPieces = 4;
 constexpr int64_t kDramBytes = int64_t(240) << 20;
 constexpr size_t kMaxSliceBytes = 226 * 1024;  // a block's shared memory (227 KiB) less its static part
 
-__device__ __forceinline__ unsigned cluster_rank() {
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
-}
-__device__ __forceinline__ unsigned cluster_size() {
-    unsigned n;
-    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
-    return n;
-}
-__device__ __forceinline__ void cluster_arrive() {
-    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
-}
-__device__ __forceinline__ void cluster_wait() {
-    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-// The (max, sum) pair at `local` in the cluster's block of rank `rank`.
-__device__ __forceinline__ float2 remote_pair(const float2 *local, unsigned rank) {
-    unsigned addr;
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(addr) : "r"(bulk::shared_address(local)), "r"(rank));
-    float2 v;
-    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
-    return v;
-}
-
 // Vectors [v0, v1) of piece i of a slice of nv vectors in `pieces` pieces
 // (whole rounds of the block's threads).
 struct Piece {
@@ -112,7 +87,7 @@ __global__ void __launch_bounds__(kThreads) cluster_rows_kernel(const T *__restr
     __shared__ __align__(8) uint64_t full[kMaxPieces];
     __shared__ gpu::BlockReduceScratch<float> scratch;
     __shared__ float2 pair;
-    const unsigned C = cluster_size(), rank = cluster_rank();
+    const unsigned C = oprt::dev::cluster_size(), rank = oprt::dev::cluster_rank();
     const int64_t row = blockIdx.x / C;
     const int64_t k0 = int64_t(rank) * slice;
     const int nv = int((L - k0 < slice ? L - k0 : slice) / P);
@@ -149,15 +124,15 @@ __global__ void __launch_bounds__(kThreads) cluster_rows_kernel(const T *__restr
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
     if (threadIdx.x == 0) pair = make_float2(m, s);
-    cluster_arrive();  // the pair, to the cluster
-    cluster_wait();
+    __cluster_barrier_arrive();  // the pair, to the cluster (release; the wait acquires)
+    __cluster_barrier_wait();
     // Lane r reads rank r's pair; the joins' order is the same in every block.
     const unsigned lane = threadIdx.x % 32;
-    const float2 v = lane < C ? remote_pair(&pair, lane) : make_float2(sm::neg_inf(), 0.0f);
+    const float2 v = lane < C ? *oprt::dev::cluster_map(&pair, lane) : make_float2(sm::neg_inf(), 0.0f);
     const float row_max = gpu::warp_allreduce(v.x, gpu::MaxOp{});
     const float row_sum =
         gpu::warp_allreduce(v.y == 0.0f ? 0.0f : v.y * sm::exp_f32(v.x - row_max), gpu::SumOp{});
-    cluster_arrive();  // this block has read the others' pairs
+    __cluster_barrier_arrive();  // this block has read the others' pairs
     const float inv = 1.0f / row_sum;
     T *const y = out + row * L + k0;
     for (int q = int(threadIdx.x); q < nv; q += kThreads) {
@@ -168,7 +143,7 @@ __global__ void __launch_bounds__(kThreads) cluster_rows_kernel(const T *__restr
         for (int e = 0; e < P; ++e) o.v[e] = oprt::dev::from_f32<T>(sm::exp_out<T>(f[e] - row_max) * inv);
         gpu::store_vec_global<P>(y + q * P, o);
     }
-    cluster_wait();  // no block leaves while another may still read its pair
+    __cluster_barrier_wait();  // no block leaves while another may still read its pair
 }
 
 cudaStream_t g_stream;
