@@ -130,6 +130,43 @@ reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int
 // than the 64 registers a thread that 1024-thread blocks allow.
 constexpr int max_threads_for_batch(int batch) { return batch > 8 ? 512 : 1024; }
 
+// The sweep's reads, added into acc (the running sums of each lane of a
+// vector): slabs of blockDim.x * B vectors of x (nvec in all), slab s read by
+// block s % P in round s / P (P = gridDim.x), so the P blocks read memory as
+// one moving front, each thread's B loads of a slab issued together and
+// added as a tree; then the vectors past the last whole slab, one a thread
+// over the grid.
+template <typename T, int B>
+__device__ __forceinline__ void sweep_vectors(const T *__restrict__ x, int64_t nvec,
+                                              float (&acc)[gpu::vector_width<T>()]) {
+    constexpr int W = gpu::vector_width<T>();
+    const int64_t Tn = blockDim.x, P = gridDim.x;
+    const int64_t slab = Tn * B;  // vectors
+    const int64_t full = nvec / slab;
+    for (int64_t s = blockIdx.x; s < full; s += P) {
+        const T *p = x + (s * slab + threadIdx.x) * W;
+        Vec<T, W> v[B];
+#pragma unroll
+        for (int u = 0; u < B; ++u) v[u] = gpu::load_vec<W>(p + u * Tn * W);
+#pragma unroll
+        for (int e = 0; e < W; ++e) {
+            float t[B];
+#pragma unroll
+            for (int u = 0; u < B; ++u) t[u] = dev::to_f32(v[u].v[e]);
+#pragma unroll
+            for (int h = 1; h < B; h *= 2)
+#pragma unroll
+                for (int u = 0; u + h < B; u += 2 * h) t[u] += t[u + h];
+            acc[e] += t[0];
+        }
+    }
+    for (int64_t q = full * slab + int64_t(blockIdx.x) * Tn + threadIdx.x; q < nvec; q += P * Tn) {
+        const Vec<T, W> v = gpu::load_vec<W>(x + q * W);
+#pragma unroll
+        for (int e = 0; e < W; ++e) acc[e] += dev::to_f32(v.v[e]);
+    }
+}
+
 // The sum of all n elements of one dense run, first pass: partial[b] = block
 // b's share. Idea: slabs of blockDim.x * B vectors, slab s read by block s % P
 // in round s / P (P = gridDim.x), so the P blocks read memory as one moving
@@ -145,34 +182,10 @@ reduce_sweep_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int
     __shared__ gpu::BlockReduceScratch<float> scratch;
     const int64_t T = blockDim.x, P = gridDim.x;
     const int64_t head = gpu::elements_before_vector_boundary(in, n);
-    const Tin *body = in + head;
-    const int64_t slab = T * B;  // vectors
     const int64_t nvec = (n - head) / W;
-    const int64_t full = nvec / slab;
     float acc[W] = {};
-    for (int64_t s = blockIdx.x; s < full; s += P) {
-        const Tin *p = body + (s * slab + threadIdx.x) * W;
-        Vec<Tin, W> v[B];
-#pragma unroll
-        for (int u = 0; u < B; ++u) v[u] = gpu::load_vec<W>(p + u * T * W);
-#pragma unroll
-        for (int e = 0; e < W; ++e) {
-            float t[B];
-#pragma unroll
-            for (int u = 0; u < B; ++u) t[u] = dev::to_f32(v[u].v[e]);
-#pragma unroll
-            for (int w = 1; w < B; w *= 2)
-#pragma unroll
-                for (int u = 0; u + w < B; u += 2 * w) t[u] += t[u + w];
-            acc[e] += t[0];
-        }
-    }
+    sweep_vectors<Tin, B>(in + head, nvec, acc);
     const int64_t g = int64_t(blockIdx.x) * T + threadIdx.x;  // this thread of the grid
-    for (int64_t q = full * slab + g; q < nvec; q += P * T) {
-        const Vec<Tin, W> v = gpu::load_vec<W>(body + q * W);
-#pragma unroll
-        for (int e = 0; e < W; ++e) acc[e] += dev::to_f32(v.v[e]);
-    }
     if (g < head) acc[0] += dev::to_f32(in[g]);  // head < W: one element a thread
     for (int64_t i = head + nvec * W + g; i < n; i += P * T) acc[1] += dev::to_f32(in[i]);
     float s = 0.0f;
@@ -507,32 +520,8 @@ reduce_inner_column_sweep_kernel(const T *__restrict__ in, float *__restrict__ p
     extern __shared__ float column_sums[];  // [row][inner]
     const int64_t Tn = blockDim.x, P = gridDim.x;
     const int cv = inner / V;
-    const int64_t slab = Tn * B;  // vectors
-    const int64_t nvec = L * cv;
-    const int64_t full = nvec / slab;
     float acc[V] = {};
-    for (int64_t s = blockIdx.x; s < full; s += P) {
-        const T *p = in + (s * slab + threadIdx.x) * V;
-        Vec<T, V> v[B];
-#pragma unroll
-        for (int u = 0; u < B; ++u) v[u] = gpu::load_vec<V>(p + u * Tn * V);
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-            float t[B];
-#pragma unroll
-            for (int u = 0; u < B; ++u) t[u] = dev::to_f32(v[u].v[e]);
-#pragma unroll
-            for (int h = 1; h < B; h *= 2)
-#pragma unroll
-                for (int u = 0; u + h < B; u += 2 * h) t[u] += t[u + h];
-            acc[e] += t[0];
-        }
-    }
-    for (int64_t q = full * slab + int64_t(blockIdx.x) * Tn + threadIdx.x; q < nvec; q += P * Tn) {
-        const Vec<T, V> v = gpu::load_vec<V>(in + q * V);
-#pragma unroll
-        for (int e = 0; e < V; ++e) acc[e] += dev::to_f32(v.v[e]);
-    }
+    sweep_vectors<T, B>(in, L * cv, acc);
     // Under the warp width, the lanes of a warp alike mod cv hold the same
     // column and a row of column sums is a warp's; else a row is cv threads.
     const int lane = int(threadIdx.x) % kWarp;
