@@ -168,12 +168,10 @@ __device__ __forceinline__ void sweep_vectors(const T *__restrict__ x, int64_t n
 }
 
 // The sum of all n elements of one dense run, first pass: partial[b] = block
-// b's share. Idea: slabs of blockDim.x * B vectors, slab s read by block s % P
-// in round s / P (P = gridDim.x), so the P blocks read memory as one moving
-// front, each thread's B loads of a slab issued together; the vectors past
-// the last whole slab go one a thread over the grid, and the elements before
-// the first 16-byte boundary and after the last whole vector one by one. A
-// second pass adds the P partials in a fixed order.
+// b's share. Idea: the whole vectors read as one moving front of the P =
+// gridDim.x blocks (sweep_vectors), the elements before the first 16-byte
+// boundary and after the last whole vector one by one. A second pass adds the
+// P partials in a fixed order.
 template <typename Tin, int B>
 __global__ void __launch_bounds__(512, 1)
 reduce_sweep_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t n) {
@@ -498,10 +496,7 @@ reduce_inner_flight_warp_kernel(const T *__restrict__ in, T *__restrict__ out, i
 // Sums over the first axis of a dense, tall, narrow input (outer 1, axis
 // stride == inner), first pass: partial[i * P + b] = block b's share of column
 // i (P = gridDim.x). Idea: the n = L * inner elements are read as
-// reduce_sweep_kernel reads the sum of all elements: slabs of blockDim.x * B
-// vectors, slab s by block s % P in round s / P, so the P blocks move through
-// memory as one front, each thread's B loads of a slab issued together; the
-// vectors past the last whole slab go one a thread over the grid. The cv =
+// reduce_sweep_kernel reads the sum of all elements (sweep_vectors). The cv =
 // inner / V vectors of a row are a power of two that divides blockDim.x (a
 // power of two, a multiple of the warp width), so every vector a thread reads
 // is of column threadIdx.x % cv: a thread keeps the V running sums of one
