@@ -602,15 +602,6 @@ double out_rtol() {
     return sizeof(T) == 4 ? 1e-6 : std::is_same<T, __half>::value ? 1e-3 : 8e-3;
 }
 
-// f(begin, end, part) over [0, n) split across the host's cores.
-template <typename F>
-void parallel_for(int64_t n, F f) {
-    const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 4096 + 1));
-    std::vector<std::thread> threads;
-    for (int64_t k = 0; k < parts; ++k) threads.emplace_back(f, n * k / parts, n * (k + 1) / parts, k);
-    for (auto &t : threads) t.join();
-}
-
 // Uniform in [-0.5, 1) times `scale`, from the element's index (a hash: any
 // core makes any part). Mean 0.25 * scale: a sum of L of them is about
 // 0.25 * L * scale, which the scale keeps within f16's range (run_case).

@@ -48,12 +48,9 @@
 #include <thread>
 #include <vector>
 
-#include "operator_runtime/api.h"
-#include "operator_runtime/ops/softmax.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "runtime/gpu/gpu_bulk_copy.cuh"
-#include "tests/cpp/nvidia/bench/graph_timing.cuh"
-#include "tests/cpp/nvidia/bench/sweep_common.cuh"
+#include "tests/cpp/nvidia/bench/softmax_common.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;
 namespace gpu = oprt::gpu;
@@ -151,9 +148,7 @@ cudaStream_t g_stream;
 struct Candidate {
     std::string name;
     int C = 0, threads = 0, pieces = 0;
-    oprt_softmax_descriptor_t plan = nullptr;
-    void *ws = nullptr;
-    size_t ws_bytes = 0;
+    SoftmaxPlan plan;  // the library (plan.desc set), else the candidate
 };
 
 template <typename T, int kThreads>
@@ -183,12 +178,8 @@ cudaError_t launch_cluster_t(const T *in, T *out, int64_t rows, int64_t L, int C
 
 template <typename T>
 cudaError_t launch(const Candidate &c, const void *in, void *out, int64_t rows, int64_t L) {
-    if (c.plan != nullptr) {
-        const oprt_status_t s = oprt_execute_softmax(c.plan, c.ws, c.ws_bytes, out, in, g_stream);
-        if (s != OPRT_SUCCESS) {
-            std::printf("oprt_execute_softmax: %s: %s\n", oprt_status_string(s), oprt_last_error_message());
-            std::exit(1);
-        }
+    if (c.plan.desc != nullptr) {
+        execute_softmax_plan(c.plan, in, out, g_stream);
         return cudaSuccess;
     }
     const T *i = static_cast<const T *>(in);
@@ -198,23 +189,6 @@ cudaError_t launch(const Candidate &c, const void *in, void *out, int64_t rows, 
     case 256: return launch_cluster_t<T, 256>(i, o, rows, L, c.C, c.pieces);
     default: return launch_cluster_t<T, 512>(i, o, rows, L, c.C, c.pieces);
     }
-}
-
-template <typename T>
-double rtol() {
-    return sizeof(T) == 4 ? 1e-5 : std::is_same<T, __half>::value ? 2e-3 : 8e-3;
-}
-template <typename T>
-double atol() {
-    return std::is_same<T, __half>::value ? 1e-7 : 1e-12;
-}
-
-template <typename F>
-void parallel_for(int64_t n, F f) {
-    const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n));
-    std::vector<std::thread> threads;
-    for (int64_t k = 0; k < parts; ++k) threads.emplace_back(f, n * k / parts, n * (k + 1) / parts);
-    for (auto &t : threads) t.join();
 }
 
 struct Result {
@@ -236,11 +210,15 @@ void run_case(int64_t rows, int64_t L) {
     std::fflush(stdout);
 
     std::vector<T> host(static_cast<size_t>(n));
-    parallel_for(rows, [&](int64_t b, int64_t e) {
-        std::mt19937 rng(uint32_t(b * 131 + L));
-        std::uniform_real_distribution<float> uni(-8.0f, 8.0f);
-        for (int64_t i = b * L; i < e * L; ++i) host[size_t(i)] = from_float<T>(uni(rng));
-    });
+    // Each part of the rows its own generator (the host's cores make the data).
+    parallel_for(
+        rows,
+        [&](int64_t b, int64_t e, int64_t) {
+            std::mt19937 rng(uint32_t(b * 131 + L));
+            std::uniform_real_distribution<float> uni(-8.0f, 8.0f);
+            for (int64_t i = b * L; i < e * L; ++i) host[size_t(i)] = from_float<T>(uni(rng));
+        },
+        1);
     char *in = nullptr, *out = nullptr;
     CK(cudaMalloc(&in, bytes * size_t(sets)));
     CK(cudaMalloc(&out, bytes * size_t(sets)));
@@ -249,38 +227,20 @@ void run_case(int64_t rows, int64_t L) {
 
     // The float64 reference, kept as float (its rounding, 6e-8, is far below the tolerances).
     std::vector<float> want(static_cast<size_t>(n));
-    parallel_for(rows, [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-            const T *x = host.data() + r * L;
-            double m = -INFINITY, s = 0;
-            for (int64_t k = 0; k < L; ++k) m = std::max(m, double(to_float(x[k])));
-            for (int64_t k = 0; k < L; ++k) s += std::exp(double(to_float(x[k])) - m);
-            for (int64_t k = 0; k < L; ++k) want[size_t(r * L + k)] = float(std::exp(double(to_float(x[k])) - m) / s);
-        }
-    });
+    parallel_for(
+        rows,
+        [&](int64_t b, int64_t e, int64_t) {
+            for (int64_t r = b; r < e; ++r)
+                softmax_reference_row(host.data() + r * L, L,
+                                      [&](int64_t k, double y) { want[size_t(r * L + k)] = float(y); });
+        },
+        1);
 
     std::vector<Candidate> list;
     {
         Candidate c;
-        oprt_tensor_view_t v{};
-        v.data = in;
-        v.dtype = dtype_enum<T>();
-        v.ndim = 2;
-        v.shape[0] = rows;
-        v.shape[1] = L;
-        v.strides[0] = L;
-        v.strides[1] = 1;
-        oprt_tensor_view_t o = v;
-        o.data = out;
-        if (oprt_create_softmax_descriptor(&c.plan, &o, &v, 1) != OPRT_SUCCESS) {
-            std::printf("oprt_create_softmax_descriptor: %s\n", oprt_last_error_message());
-            std::exit(1);
-        }
-        const char *kernel = "?";
-        oprt_get_softmax_kernel_name(c.plan, &kernel);
-        oprt_get_softmax_workspace_size(c.plan, &c.ws_bytes);
-        if (c.ws_bytes > 0) CK(cudaMalloc(&c.ws, c.ws_bytes));
-        c.name = std::string("plan ") + kernel;
+        c.plan = make_softmax_plan<T>(in, out, rows, L);
+        c.name = "plan " + c.plan.kernel;
         list.push_back(c);
     }
     for (int C : {1, 2, 4, 8, 16})
@@ -314,12 +274,15 @@ void run_case(int64_t rows, int64_t L) {
         }
         CK(cudaMemcpy(got.data(), out, bytes, cudaMemcpyDeviceToHost));
         std::vector<int64_t> bad(size_t(rows), 0);
-        parallel_for(rows, [&](int64_t b, int64_t e2) {
-            for (int64_t i = b * L; i < e2 * L; ++i) {
-                const double w = want[size_t(i)], err = std::fabs(double(to_float(got[size_t(i)])) - w);
-                if (!(err <= atol<T>() + rtol<T>() * w)) ++bad[size_t(b)];
-            }
-        });
+        parallel_for(
+            rows,
+            [&](int64_t b, int64_t e2, int64_t) {
+                for (int64_t i = b * L; i < e2 * L; ++i) {
+                    const double w = want[size_t(i)], err = std::fabs(double(to_float(got[size_t(i)])) - w);
+                    if (!(err <= softmax_atol<T>() + softmax_rtol<T>() * w)) ++bad[size_t(b)];
+                }
+            },
+            1);
         int64_t wrong = 0;
         for (int64_t b : bad) wrong += b;
         if (wrong > 0) {
@@ -344,8 +307,7 @@ void run_case(int64_t rows, int64_t L) {
              best < list.size() ? us[best] : -1, 0};
     r.gbs = r.best_us > 0 ? 2.0 * double(bytes) / r.best_us * 1e-3 : 0;
     g_results.push_back(r);
-    if (list[0].ws != nullptr) CK(cudaFree(list[0].ws));
-    oprt_destroy_softmax_descriptor(list[0].plan);
+    destroy_softmax_plan(list[0].plan);
     CK(cudaFree(in));
     CK(cudaFree(out));
 }

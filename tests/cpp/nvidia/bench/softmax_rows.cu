@@ -81,8 +81,7 @@
 #include "operator_runtime/ops/softmax.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
-#include "tests/cpp/nvidia/bench/sweep_common.cuh"
-#include "tests/cpp/nvidia/bench/graph_timing.cuh"
+#include "tests/cpp/nvidia/bench/softmax_common.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;
 using oprt::gpu::OuterIndex;
@@ -550,19 +549,13 @@ struct Candidate {
     int new_min_blocks = 0;  // 0: no bound
     bool new_staged = false;
     LaunchFn fn = nullptr;
-    oprt_softmax_descriptor_t plan = nullptr;  // the library
-    void *ws = nullptr;
-    size_t ws_bytes = 0;
+    SoftmaxPlan plan;  // the library (plan.desc set), else fn
 };
 
 template <typename T>
 void launch(const Candidate &c, const void *in, void *out, int64_t rows, int64_t L) {
-    if (c.plan != nullptr) {
-        const oprt_status_t s = oprt_execute_softmax(c.plan, c.ws, c.ws_bytes, out, in, g_stream);
-        if (s != OPRT_SUCCESS) {
-            std::printf("oprt_execute_softmax: %s: %s\n", oprt_status_string(s), oprt_last_error_message());
-            std::exit(1);
-        }
+    if (c.plan.desc != nullptr) {
+        execute_softmax_plan(c.plan, in, out, g_stream);
     } else {
         c.fn(in, out, rows, L, g_stream);
     }
@@ -642,27 +635,6 @@ std::vector<Candidate> candidates(int64_t L) {
 
 // ---- Data and checks ------------------------------------------------------------------
 
-// The library's test tolerances (tests/cpp/nvidia/op_cases.h, softmax_tol).
-template <typename T>
-double rtol() {
-    return sizeof(T) == 4 ? 1e-5 : std::is_same<T, __half>::value ? 2e-3 : 8e-3;
-}
-// The absolute part: f16 rounds outputs below its smallest normal (6.1e-5) to
-// subnormal steps of 6e-8 (op_cases.h's softmax_tol: 1e-7).
-template <typename T>
-double atol() {
-    return std::is_same<T, __half>::value ? 1e-7 : 1e-12;
-}
-
-// f(begin, end, part) over [0, n) split across the host's cores.
-template <typename F>
-void parallel_for(int64_t n, F f) {
-    const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / 4096 + 1));
-    std::vector<std::thread> threads;
-    for (int64_t k = 0; k < parts; ++k) threads.emplace_back(f, n * k / parts, n * (k + 1) / parts, k);
-    for (auto &t : threads) t.join();
-}
-
 // Whether every element of got is within the tests' tolerance of want
 // (tests/cpp/nvidia/op_cases.h, softmax_tol); *worst: the largest relative
 // error (1e30 for a NaN, an unwritten element).
@@ -675,7 +647,7 @@ bool check(const std::vector<T> &got, const std::vector<double> &want, double *w
         for (int64_t i = b; i < e; ++i) {
             const double g = to_float(got[size_t(i)]);
             const double err = std::fabs(g - want[size_t(i)]);
-            if (!(err <= atol<T>() + rtol<T>() * std::fabs(want[size_t(i)]))) ++bad[size_t(k)];
+            if (!(err <= softmax_atol<T>() + softmax_rtol<T>() * std::fabs(want[size_t(i)]))) ++bad[size_t(k)];
             const double rel = std::isnan(err) ? 1e30 : want[size_t(i)] > 0 ? err / want[size_t(i)] : err;
             w[size_t(k)] = std::max(w[size_t(k)], rel);
         }
@@ -732,36 +704,15 @@ void run_case(int64_t rows, int64_t L) {
     std::vector<double> want(static_cast<size_t>(n));
     parallel_for(rows, [&](int64_t b, int64_t e, int64_t) {
         for (int64_t r = b; r < e; ++r) {
-            const T *x = host.data() + r * L;
-            double m = -INFINITY, s = 0;
-            for (int64_t k = 0; k < L; ++k) m = std::max(m, double(to_float(x[k])));
-            for (int64_t k = 0; k < L; ++k) s += std::exp(double(to_float(x[k])) - m);
-            for (int64_t k = 0; k < L; ++k) want[size_t(r * L + k)] = std::exp(double(to_float(x[k])) - m) / s;
+            softmax_reference_row(host.data() + r * L, L, [&](int64_t k, double y) { want[size_t(r * L + k)] = y; });
         }
     });
 
     std::vector<Candidate> list;
     {
         Candidate c;
-        oprt_tensor_view_t v{};
-        v.data = in;
-        v.dtype = dtype_enum<T>();
-        v.ndim = 2;
-        v.shape[0] = rows;
-        v.shape[1] = L;
-        v.strides[0] = L;
-        v.strides[1] = 1;
-        oprt_tensor_view_t o = v;
-        o.data = out;
-        if (oprt_create_softmax_descriptor(&c.plan, &o, &v, 1) != OPRT_SUCCESS) {
-            std::printf("oprt_create_softmax_descriptor: %s\n", oprt_last_error_message());
-            std::exit(1);
-        }
-        const char *kernel = "?";
-        oprt_get_softmax_kernel_name(c.plan, &kernel);
-        oprt_get_softmax_workspace_size(c.plan, &c.ws_bytes);
-        if (c.ws_bytes > 0) CK(cudaMalloc(&c.ws, c.ws_bytes));
-        c.name = std::string("plan ") + kernel;
+        c.plan = make_softmax_plan<T>(in, out, rows, L);
+        c.name = "plan " + c.plan.kernel;
         list.push_back(c);
     }
     for (const Candidate &c : candidates<T>(L)) list.push_back(c);
@@ -782,7 +733,7 @@ void run_case(int64_t rows, int64_t L) {
         double worst = 0;
         if (!check(got, want, &worst)) {
             std::printf("  FAIL %-24s max relative error %.3g (rtol %.0e): not timed\n", c.name.c_str(), worst,
-                        rtol<T>());
+                        softmax_rtol<T>());
             continue;
         }
         hot_us[i] = 1e6 * graph_seconds_per_launch([&] { launch<T>(c, in, out, rows, L); }, g_stream, g_hot_launches,
@@ -861,11 +812,7 @@ void run_case(int64_t rows, int64_t L) {
     }
     std::fflush(stdout);
 
-    for (Candidate &c : list)
-        if (c.plan != nullptr) {
-            oprt_destroy_softmax_descriptor(c.plan);
-            if (c.ws != nullptr) CK(cudaFree(c.ws));
-        }
+    for (Candidate &c : list) destroy_softmax_plan(c.plan);
     CK(cudaFree(in));
     CK(cudaFree(out));
 }

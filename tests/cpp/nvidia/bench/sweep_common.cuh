@@ -1,13 +1,18 @@
 // Host helpers shared by the shape-sweep benchmarks (softmax_rows.cu,
-// reduce_sum_shapes.cu): the three element types' conversions from and to float,
-// their names and oprt dtypes, and the filter of their comma-separated options.
+// softmax_cluster.cu, reduce_sum_shapes.cu): the three element types'
+// conversions from and to float, their names and oprt dtypes, the filter of
+// their comma-separated options, and a parallel loop for their references.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "operator_runtime/api.h"
 
@@ -43,4 +48,15 @@ inline bool listed(const std::string &csv, const std::string &item) {
         start = end + 1;
     }
     return false;
+}
+
+// f(begin, end, part) over [0, n) split across the host's cores, in parts of
+// at least `grain` items.
+template <typename F>
+void parallel_for(int64_t n, F f, int64_t grain = 4096) {
+    const int64_t parts =
+        std::max<int64_t>(1, std::min<int64_t>(std::thread::hardware_concurrency(), n / grain + 1));
+    std::vector<std::thread> threads;
+    for (int64_t k = 0; k < parts; ++k) threads.emplace_back(f, n * k / parts, n * (k + 1) / parts, k);
+    for (auto &t : threads) t.join();
 }
