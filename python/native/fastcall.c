@@ -26,6 +26,9 @@
  * On a miss the Python path runs as before, and registers its plan here (Op.register)
  * with the key of this call's arguments, so that the next call with that layout hits.
  *
+ * A prepared op on host arrays (PreparedOp.run(), _prepared.py) has a Slot of its own,
+ * armed and bound to its arrays' data pointers once: Slot.run() is its whole call.
+ *
  * No numpy or torch headers: only the buffer protocol, attribute reads and calls of
  * Python callables handed over by Python (bind_numpy, bind_torch). Written against the
  * stable ABI of Python 3.12 (Py_LIMITED_API; the functions it uses exist in the full API
@@ -58,7 +61,7 @@ static int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *o) {
 #endif
 
 enum {
-    INTERFACE = 4,      /* what _native.py expects; raised with any change of the calls below */
+    INTERFACE = 5,      /* what _native.py expects; raised with any change of the calls below */
     MAX_DIMS = 8,       /* oprt_tensor_view_t */
     MAX_INPUTS = 2,     /* vector_add, matmul */
     KEY_BYTES = 1024,   /* room for 3 arrays of 8 dims and the names */
@@ -371,6 +374,8 @@ typedef struct Slot {
     void *desc, *workspace, *stream;
     size_t workspace_size;
     PyObject *check; /* the library's check(status): raises the status's exception */
+    PyObject *result; /* bind()'s: what run() returns (a prepared op's output), or NULL */
+    void *data[1 + MAX_INPUTS]; /* bind()'s data pointers: the output's, then the inputs' */
     struct Op *ops[KEYS_PER_SLOT]; /* where this Slot is registered, one Node each */
     Node *nodes[KEYS_PER_SLOT];
     int num_keys;
@@ -418,7 +423,35 @@ static PyObject *slot_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     return alloc(type, 0); /* zeroed */
 }
 
-static void slot_clear_refs(Slot *s) { Py_CLEAR(s->check); }
+static void slot_clear_refs(Slot *s) {
+    Py_CLEAR(s->check);
+    Py_CLEAR(s->result);
+}
+
+/* Calls the armed Slot's execute on `data` (the output's pointer, then the inputs'),
+ * the GIL released: the caller holds the busy flag, which keeps the plan ours while the
+ * kernel runs. Returns 0, or -1 with the status's exception set by the library's check(). */
+static int slot_execute(Slot *s, void *const *data) {
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    if (s->num_inputs == 1)
+        status = ((Execute1)s->execute)(s->desc, s->workspace, s->workspace_size, data[0],
+                                        data[1], s->stream);
+    else
+        status = ((Execute2)s->execute)(s->desc, s->workspace, s->workspace_size, data[0],
+                                        data[1], data[2], s->stream);
+    Py_END_ALLOW_THREADS
+    if (status == 0)
+        return 0;
+    PyObject *st = PyLong_FromLong(status);
+    PyObject *r = st ? call1(s->check, st) : NULL; /* raises */
+    Py_XDECREF(st);
+    if (r != NULL) { /* check() did not raise: still an error */
+        Py_DECREF(r);
+        PyErr_Format(PyExc_RuntimeError, "operator_runtime: execute returned status %d", status);
+    }
+    return -1;
+}
 
 static void slot_dealloc(Slot *s) {
     PyTypeObject *type = Py_TYPE((PyObject *)s);
@@ -506,6 +539,40 @@ static PyObject *slot_arm(Slot *s, PyObject *const *args, Py_ssize_t nargs) {
     Py_RETURN_NONE;
 }
 
+/* bind(result, out_ptr, in1_ptr[, in2_ptr]): fixed data pointers (int or None for NULL) for
+ * run(), and the object it returns: a prepared op's arrays. After arm(). */
+static PyObject *slot_bind(Slot *s, PyObject *const *args, Py_ssize_t nargs) {
+    if (!s->armed || nargs != 2 + s->num_inputs) {
+        PyErr_SetString(PyExc_TypeError, "bind() takes the result and a pointer per array, "
+                                         "after arm()");
+        return NULL;
+    }
+    void *data[1 + MAX_INPUTS] = {NULL};
+    for (Py_ssize_t i = 1; i < nargs; ++i)
+        if (args[i] != Py_None && (data[i - 1] = PyLong_AsVoidPtr(args[i])) == NULL
+            && PyErr_Occurred())
+            return NULL;
+    memcpy(s->data, data, sizeof data);
+    PyObject *old = s->result;
+    s->result = Py_NewRef(args[0]);
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
+/* run(): execute on bind()'s pointers; returns bind()'s result, or None where the Slot
+ * cannot run (not armed or bound, detached, or in use by another thread): the caller then
+ * takes its Python path. */
+static PyObject *slot_run(Slot *s, PyObject *unused) {
+    if (!s->armed || s->busy || s->result == NULL)
+        Py_RETURN_NONE;
+    s->busy = 1;
+    Py_INCREF((PyObject *)s);
+    PyObject *result = slot_execute(s, s->data) == 0 ? Py_NewRef(s->result) : NULL;
+    s->busy = 0;
+    Py_DECREF((PyObject *)s);
+    return result;
+}
+
 /* detach(): removes the Slot from every table (the plan is being destroyed). */
 static PyObject *slot_detach_py(Slot *s, PyObject *unused) {
     slot_detach(s);
@@ -523,6 +590,10 @@ static PyMethodDef slot_methods[] = {
     {"locked", (PyCFunction)slot_locked, METH_NOARGS, "Whether a call holds the plan."},
     {"arm", (PyCFunction)(void (*)(void))slot_arm, METH_FASTCALL, "Internal: the C call's data."},
     {"detach", (PyCFunction)slot_detach_py, METH_NOARGS, "Unregisters the Slot everywhere."},
+    {"bind", (PyCFunction)(void (*)(void))slot_bind, METH_FASTCALL,
+     "Internal: run()'s data pointers and result."},
+    {"run", (PyCFunction)slot_run, METH_NOARGS,
+     "Runs on bind()'s pointers: bind()'s result, or None when it cannot run now."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -692,26 +763,10 @@ static PyObject *op_call(Op *op, PyObject *const *args, Py_ssize_t nargs) {
     } else {
         result = Py_NewRef(out);
     }
-    int status;
-    void *in1 = reads[1].data, *in2 = op->num_inputs > 1 ? reads[2].data : NULL;
-    Py_BEGIN_ALLOW_THREADS /* the kernel may run long; the busy flag keeps the plan ours */
-    if (s->num_inputs == 1)
-        status = ((Execute1)s->execute)(s->desc, s->workspace, s->workspace_size, reads[0].data,
-                                        in1, s->stream);
-    else
-        status = ((Execute2)s->execute)(s->desc, s->workspace, s->workspace_size, reads[0].data,
-                                        in1, in2, s->stream);
-    Py_END_ALLOW_THREADS
-    if (status != 0) {
-        PyObject *st = PyLong_FromLong(status);
-        PyObject *r = st ? call1(s->check, st) : NULL; /* raises */
-        Py_XDECREF(st);
-        if (r != NULL) { /* check() did not raise: still an error */
-            Py_DECREF(r);
-            PyErr_Format(PyExc_RuntimeError, "operator_runtime: execute returned status %d", status);
-        }
+    void *data[1 + MAX_INPUTS] = {reads[0].data, reads[1].data,
+                                  op->num_inputs > 1 ? reads[2].data : NULL};
+    if (slot_execute(s, data) != 0)
         Py_CLEAR(result);
-    }
 done:
     s->busy = 0;
     Py_DECREF((PyObject *)s);

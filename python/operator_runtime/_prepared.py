@@ -6,7 +6,7 @@ import ctypes
 import threading
 from typing import Any, Optional
 
-from . import _backends, _lib
+from . import _backends, _lib, _native
 from ._arrays import DTYPE_NAMES, describe_all
 from .errors import OperatorRuntimeError
 
@@ -25,11 +25,14 @@ class PreparedOp:
     _calls = None  # C descriptor only: guards _desc and counts the C calls using it
     _calls_lock = None  # _calls' lock, taken directly by the calls (cheaper than the Condition)
     _adapt = None  # run_inputs' arrays -> (the arrays the C call takes, the result to return)
+    _slot = None  # host arrays with the compiled module: run()'s whole call (_native's Slot)
 
-    def __init__(self, op, operands, params, backend, func=None, variant=None):
+    def __init__(self, op, operands, params, backend, func=None, variant=None, keep_arrays=True):
         """Internal: use the prepare_<op> functions. `operands` come from describe_all;
         `func` names the calling function in error messages; `variant` names a kernel
-        variant (operator_runtime.variants(op, backend)); None or "auto": the plan's choice."""
+        variant (operator_runtime.variants(op, backend)); None or "auto": the plan's choice.
+        keep_arrays=False (the plan cache's descriptors): no array kept alive, run() not
+        usable (the caller runs it through _execute_owned on arrays of its own)."""
         self.op = op
         self._operands = operands
         self._ptrs = _data_pointers(operands)  # run()'s, worked out once
@@ -71,6 +74,11 @@ class PreparedOp:
             if size.value:
                 first = operands[0]
                 self._workspace = first.kind.workspace(first, size.value)
+            if not keep_arrays:
+                self._operands = [o.without_arrays() for o in operands]
+                self._ptrs = None
+            elif _native.module is not None and operands[0].on_host:  # launched without a stream
+                self._slot = self._new_slot(ctypes.cast(self._c.execute, ctypes.c_void_p).value)
         except BaseException:
             self.destroy()
             raise
@@ -92,8 +100,12 @@ class PreparedOp:
 
     def run(self) -> Any:
         """Runs on the arrays given to prepare; returns the output array."""
-        operands = self._live_operands()
-        return self._execute(operands, self._ptrs)
+        slot = self._slot
+        if slot is not None:  # one C call; None when destroyed or run by another thread now
+            result = slot.run()
+            if result is not None:
+                return result
+        return self._execute(self._live_operands(), self._ptrs)
 
     def run_inputs(self, *arrays: Any) -> Any:
         """Runs on new arrays (output first) laid out exactly like the prepared ones."""
@@ -135,6 +147,10 @@ class PreparedOp:
             self._operands = None
             while self._in_flight:
                 calls.wait()
+            slot, self._slot = self._slot, None
+            if slot is not None:  # waits for its run in progress; kept taken, it runs no more
+                slot.acquire()
+                slot.detach()
             self._workspace = None  # after the runs that may still be using it
         if desc is not None:
             self._check(self._destroy_c(desc))
@@ -160,6 +176,23 @@ class PreparedOp:
         variant = "" if self.variant == "auto" else f", variant={self.variant!r}"
         return (f"PreparedOp({self.op}, backend={self.backend}, {args}, "
                 f"dtype={DTYPE_NAMES[self._operands[0].dtype]}{params}{variant})")
+
+    def _new_slot(self, execute):
+        """run()'s whole call for arrays on the host: a Slot of the compiled module (_native)
+        armed with this descriptor, its workspace and `execute` (the address of
+        oprt_execute_<op>), bound to the prepared arrays."""
+        ws = self._workspace
+        slot = _native.module.Slot()
+        slot.arm(None, execute, self._c.num_inputs, self._desc.value, ws and ws.ptr,
+                 self.workspace_size, None, self._check)
+        slot.bind(self._operands[0].source, *self._ptrs)
+        return slot
+
+    def _returns(self, result):
+        """Makes run() return `result`, the array the prepared output is a view of."""
+        self._operands[0].source = result
+        if self._slot is not None:
+            self._slot.bind(result, *self._ptrs)
 
     def _live_operands(self):
         if self._operands is None:

@@ -3,7 +3,8 @@
 (random data against a float64 reference, NaN-poisoned outputs, odd sizes, every layout
 kind: strided, broadcast, transposed, new outputs), errors (the same exception as the
 Python path), its lock, threads, fork, and a process without the module (the ctypes path,
-said by fast_call_info()). test_plan_cache.py runs the plan cache's own tests through both
+said by fast_call_info()), and prepared ops' runs on host arrays through their own Slot.
+test_plan_cache.py runs the plan cache's own tests through both
 paths. Tests that need the module skip without it, saying why."""
 
 import os
@@ -234,6 +235,81 @@ def test_an_error_status_raises_as_the_python_path_does():
     done = threading.Event()
     threading.Thread(target=lambda: (ort.clear_plan_cache(), done.set()), daemon=True).start()
     assert done.wait(30), "clear_plan_cache() waited for an entry nobody holds"
+
+
+def _prepared_cases(rng):
+    """(name, PreparedOp on fresh numpy arrays, its output, the float64 reference) per
+    operator: odd sizes, strided and broadcast inputs, NaN-poisoned outputs."""
+    x = rng.standard_normal((37, 129), dtype=np.float32)
+    y = rng.standard_normal((129,), dtype=np.float32)
+    t = x.T  # strided
+    cases = []
+
+    def add(name, prepare, out, *arrays, want, **params):
+        cases.append((name, prepare(out, *arrays, backend="cpu", **params), out, want))
+
+    add("copy", ort.prepare_copy, _poisoned(t.shape), t, want=_f64(t))
+    add("vector_add", ort.prepare_vector_add, _poisoned(x.shape), x, y, want=_f64(x) + _f64(y))
+    add("relu", ort.prepare_relu, _poisoned(x.shape), x, negative_slope=0.25,
+        want=_relu_ref(x, 0.25))
+    add("silu", ort.prepare_silu, _poisoned(t.shape), t, want=_silu_ref(t))
+    add("reduce_sum", ort.prepare_reduce_sum, _poisoned((37,)), x, dim=1,
+        want=_f64(x).sum(axis=1))
+    add("softmax", ort.prepare_softmax, _poisoned(t.shape), t, dim=0,
+        want=_softmax_ref(t, 0))
+    return cases
+
+
+@compiled
+def test_prepared_run_on_host_arrays_is_one_c_call(seed):
+    """A PreparedOp on numpy arrays runs through its own Slot (one C call): right results,
+    the same object returned, and after destroy() the Python path's error."""
+    for name, op, out, want in _prepared_cases(np.random.default_rng(seed)):
+        assert op._slot.run() is out, name  # ran in C (None: it could not)
+        np.testing.assert_allclose(_f64(out), want, rtol=2e-5, atol=2e-6, err_msg=name)
+        out[...] = np.nan
+        assert op.run() is out, name
+        np.testing.assert_allclose(_f64(out), want, rtol=2e-5, atol=2e-6, err_msg=name)
+        op.destroy()
+        assert op._slot is None, name
+        with pytest.raises(OperatorRuntimeError, match="destroyed"):
+            op.run()
+
+
+@compiled
+def test_prepared_run_error_raises_as_the_python_path_does():
+    buf = np.ones((4, 9), np.float32)
+    op = ort.prepare_softmax(buf, buf, backend="cpu")  # out is the input: execute refuses it
+    with pytest.raises(OperatorRuntimeError) as in_c:
+        op.run()
+    op._slot = None  # the Python path
+    with pytest.raises(OperatorRuntimeError) as in_python:
+        op.run()
+    assert type(in_c.value) is type(in_python.value) and str(in_c.value) == str(in_python.value)
+    op.destroy()
+
+
+@compiled
+def test_threads_share_one_prepared_op_in_c(seed):
+    """run() from 6 threads at once on one PreparedOp (a Slot in use: the Python path runs
+    beside it): every result right; destroyed from another thread, it runs no more."""
+    x = np.random.default_rng(seed).standard_normal((64, 1001), dtype=np.float32)
+    out = _poisoned(x.shape)
+    op = ort.prepare_softmax(out, x, dim=1, backend="cpu")
+    want = _softmax_ref(x, 1)
+
+    def work(k):
+        for _ in range(200):
+            assert op.run() is out
+        np.testing.assert_allclose(_f64(out), want, rtol=2e-5, atol=2e-6)
+
+    errors = run_in_threads(work, ((k,) for k in range(6)))
+    assert not errors, errors[0]
+    destroyer = threading.Thread(target=op.destroy)
+    destroyer.start()
+    destroyer.join(30)
+    with pytest.raises(OperatorRuntimeError, match="destroyed"):
+        op.run()
 
 
 @compiled

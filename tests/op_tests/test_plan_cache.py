@@ -295,3 +295,23 @@ def test_an_unhashable_array_like_gets_the_slow_path_error(creates):
 
     with pytest.raises(TypeError, match="src is a"):
         ort.relu_(np.empty(8, np.float32), Odd(), backend="cpu")
+
+
+def test_the_cache_keeps_no_array_alive(creates, seed):
+    """A cached plan holds no array of the calls that made or hit it: given outputs, new
+    ones and inputs are freed once the caller lets them go."""
+    import gc
+    import weakref
+
+    rng = np.random.default_rng(seed)
+    refs = []
+    for _ in range(2):  # a miss (creates the plan), then a hit
+        x = rng.standard_normal((5, 7), dtype=np.float32)
+        out = _poisoned(x.shape)
+        ort.softmax_(out, x, backend="cpu")
+        new = ort.relu(x, backend="cpu")
+        refs += [weakref.ref(a) for a in (x, out, new)]
+        del x, out, new
+    gc.collect()
+    assert creates == ["softmax", "relu"]
+    assert all(r() is None for r in refs), "an array outlived its call"

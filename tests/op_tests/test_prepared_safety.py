@@ -4,6 +4,7 @@ destroy raises; the descriptor is freed exactly once, whether by destroy() (from
 thread, also while another thread runs it), by the garbage collector, or at interpreter
 exit."""
 
+import ctypes
 import gc
 import os
 import subprocess
@@ -35,16 +36,23 @@ def _prepare_all(target, seed, shape=(33, 65)):
 
 class _TimedCalls:
     """Stands in for a PreparedOp's C functions and records when each execute returned
-    (for a Python backend: when each run of its runner returned)."""
+    (for a Python backend: when each run of its runner returned). run()'s compiled call
+    (host arrays with the compiled module) gets a Slot calling execute through a ctypes
+    callback that records the same."""
 
     def __init__(self, op):
         self.ends = []
         if op._runner is not None:
             self._runner = op._runner
             op._runner = self._timed_runner
-        else:
-            self._c = op._c
-            op._c = self
+            return
+        self._c = op._c
+        op._c = self
+        if op._slot is not None:
+            args = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+            args += [ctypes.c_void_p] * (2 + self._c.num_inputs)
+            self._callback = ctypes.CFUNCTYPE(ctypes.c_int, *args)(self.execute)
+            op._slot = op._new_slot(ctypes.cast(self._callback, ctypes.c_void_p).value)
 
     def __getattr__(self, name):
         return getattr(self._c, name)

@@ -151,9 +151,8 @@ def run_once(func, op, names, arrays, params, backend, variant=None, known=None,
         plan = _plan_cache.acquire(key)
     new = plan is None
     if new:
-        prepared = PreparedOp(op, operands, params, backend, func=func, variant=variant)
-        prepared._operands = [o.without_arrays() for o in operands]  # keeps no array alive
-        prepared._ptrs = None
+        prepared = PreparedOp(op, operands, params, backend, func=func, variant=variant,
+                              keep_arrays=False)
         plan = _Plan(prepared) if layout is None else _Plan(prepared, arrays, fast, layout,
                                                             new_out)
     try:

@@ -163,7 +163,7 @@ def prepare_reduce_sum(out: Array, src: Array, dim: Dims = None, *, backend: Bac
     prepared = prepare(func, "reduce_sum", _NAMES, (out_view, src_view), {"dim": axis}, backend,
                        variant)
     if len(dims) >= 2:
-        prepared._operands[0].source = out
+        prepared._returns(out)
 
         def adapt(arrays):
             new_out, new_src = arrays
