@@ -15,8 +15,10 @@ class PreparedOp:
     """One operator prepared for arrays of fixed shapes, strides, dtype and device.
 
     Made by the prepare_<op> functions. run() computes on the arrays given to
-    prepare; run_inputs(*arrays) on new arrays of the same layout (output first,
-    as in prepare). destroy() (or leaving a `with` block) frees the descriptor.
+    prepare (on host arrays with the compiled module, one C call: the cheapest way
+    to call an operator from Python); run_inputs(*arrays) on new arrays of the same
+    layout (output first, as in prepare). destroy() (or leaving a `with` block)
+    frees the descriptor.
     """
 
     # Class defaults, so that __del__ is safe on an object whose __init__ failed.
