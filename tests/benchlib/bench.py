@@ -459,10 +459,12 @@ def _overhead_rows(lib, backend, make_input):
     c, desc = prepared._c, prepared._desc
     ptrs = [o.ptr or None for o in prepared._operands]
     cases += [("prepared", "prepared.run()", prepared.run, ""),
-              ("check", "  of which: C operand check (check_execute)",
+              ("check", "C operand check alone (check_execute)",
                lambda: c.check_execute(desc, *ptrs),
-               "the checks every execute makes, called alone through ctypes"),
-              ("floor", "  floor: a bare ctypes call (oprt_version)", version, "")]
+               "the checks every execute makes, called through ctypes: its cost is mostly "
+               "ctypes'"),
+              ("floor", "a bare ctypes call (oprt_version)", version,
+               "the floor of a call into the library through ctypes")]
     if lib.name == "numpy":
         cases.append(("numpy", "numpy np.maximum(x, 0, out=out)",
                       lambda: np.maximum(x, 0, out=out), ""))
