@@ -80,3 +80,6 @@ def test_command_line_reads_a_listing(tmp_path):
     missing = subprocess.run([sys.executable, str(REPO / "scripts" / "perf" / "sass_loads.py"), str(listing),
                               "--kernel", "nothing"], capture_output=True, text=True, timeout=60)
     assert missing.returncode != 0 and "no kernel with global loads matching nothing" in missing.stderr
+    absent = subprocess.run([sys.executable, str(REPO / "scripts" / "perf" / "sass_loads.py"),
+                             str(tmp_path / "absent.cubin")], capture_output=True, text=True, timeout=60)
+    assert absent.returncode != 0 and "no file" in absent.stderr and "Traceback" not in absent.stderr

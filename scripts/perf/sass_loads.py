@@ -135,6 +135,8 @@ def main(argv=None):
     ap.add_argument("--cuobjdump", help="the cuobjdump to run (default: PATH, then the PyPI wheel)")
     args = ap.parse_args(argv)
     path = Path(args.file)
+    if not path.is_file():
+        sys.exit(f"sass_loads: no file {path}")
     data = path.read_bytes()
     if b"\0" not in data[:4096]:  # already the SASS text
         text = data.decode(errors="replace")
