@@ -36,7 +36,7 @@ bench: first the copy ceiling of this run and the call overhead of a tiny op (re
        step before, then the main peer (torch / numpy) for reference. A variant that cannot
        run a layout is reported as SKIP with the reason.
 --json PATH / --csv PATH (bench) write every figure: min / median / max per case,
-       implementation and condition.
+       implementation and condition (tests/compare_bench.py compares such records).
 --report DIR (bench) writes DIR/report.md, DIR/bandwidth.png, DIR/results.json and
        DIR/results.csv.
 overhead: the call overhead section of bench alone.
