@@ -4,9 +4,10 @@
 #include <algorithm>
 #include <cstdint>
 
-// Compute-heavy f32 loops are compiled for AVX-512, AVX2 (x86-64-v3: with FMA and
-// F16C) and baseline x86-64 and the loader picks the best the CPU has (GCC function
-// multi-versioning): one portable binary, full-width vectors where they exist. Each
+// The f32 loops (the compute-heavy ones and the elementwise framework's dense loops)
+// are compiled for AVX-512, AVX2 (x86-64-v3: with FMA and F16C) and baseline x86-64
+// and the loader picks the best the CPU has (GCC function multi-versioning): one
+// portable binary, full-width vectors where they exist. Each
 // string is one clone: "avx2,fma" would make two, neither with both.
 // OPRT_CPU_X86_MULTIVERSION: g++ on x86-64, where per-ISA versions of a function
 // (target attributes, target_clones, __builtin_cpu_supports) are used.
