@@ -27,7 +27,9 @@
  * with the key of this call's arguments, so that the next call with that layout hits.
  *
  * A prepared op on host arrays (PreparedOp.run(), _prepared.py) has a Slot of its own,
- * armed and bound to its arrays' data pointers once: Slot.run() is its whole call.
+ * armed and bound to its arrays' data pointers once: its run is the Slot's run, one C
+ * function from the caller's call to the library's (its Python path, for a run the Slot
+ * cannot take, through fallback()).
  *
  * No numpy or torch headers: only the buffer protocol, attribute reads and calls of
  * Python callables handed over by Python (bind_numpy, bind_torch). Written against the
@@ -61,7 +63,7 @@ static int PyModule_AddObjectRef(PyObject *m, const char *name, PyObject *o) {
 #endif
 
 enum {
-    INTERFACE = 5,      /* what _native.py expects; raised with any change of the calls below */
+    INTERFACE = 6,      /* what _native.py expects; raised with any change of the calls below */
     MAX_DIMS = 8,       /* oprt_tensor_view_t */
     MAX_INPUTS = 2,     /* vector_add, matmul */
     KEY_BYTES = 1024,   /* room for 3 arrays of 8 dims and the names */
@@ -375,6 +377,9 @@ typedef struct Slot {
     size_t workspace_size;
     PyObject *check; /* the library's check(status): raises the status's exception */
     PyObject *result; /* bind()'s: what run() returns (a prepared op's output), or NULL */
+    /* fallback()'s: where run() cannot run, it returns fallback(owner()) (owner: a weak
+     * reference to the prepared op) instead of None; NULL when not set. */
+    PyObject *fallback, *owner;
     void *data[1 + MAX_INPUTS]; /* bind()'s data pointers: the output's, then the inputs' */
     struct Op *ops[KEYS_PER_SLOT]; /* where this Slot is registered, one Node each */
     Node *nodes[KEYS_PER_SLOT];
@@ -430,8 +435,8 @@ static void slot_clear_refs(Slot *s) {
 
 /* Calls the armed Slot's execute on `data` (the output's pointer, then the inputs'),
  * the GIL released: the caller holds the busy flag, which keeps the plan ours while the
- * kernel runs. Returns 0, or -1 with the status's exception set by the library's check(). */
-static int slot_execute(Slot *s, void *const *data) {
+ * kernel runs. Returns the library's status. */
+static int slot_call(Slot *s, void *const *data) {
     int status;
     Py_BEGIN_ALLOW_THREADS
     if (s->num_inputs == 1)
@@ -441,8 +446,11 @@ static int slot_execute(Slot *s, void *const *data) {
         status = ((Execute2)s->execute)(s->desc, s->workspace, s->workspace_size, data[0],
                                         data[1], data[2], s->stream);
     Py_END_ALLOW_THREADS
-    if (status == 0)
-        return 0;
+    return status;
+}
+
+/* Raises a nonzero status's exception through the library's check(); returns -1. */
+static int slot_raise(Slot *s, int status) {
     PyObject *st = PyLong_FromLong(status);
     PyObject *r = st ? call1(s->check, st) : NULL; /* raises */
     Py_XDECREF(st);
@@ -453,10 +461,18 @@ static int slot_execute(Slot *s, void *const *data) {
     return -1;
 }
 
+/* slot_call, then slot_raise where it failed: 0 or -1. */
+static int slot_execute(Slot *s, void *const *data) {
+    const int status = slot_call(s, data);
+    return status == 0 ? 0 : slot_raise(s, status);
+}
+
 static void slot_dealloc(Slot *s) {
     PyTypeObject *type = Py_TYPE((PyObject *)s);
     slot_detach(s);
     slot_clear_refs(s);
+    Py_CLEAR(s->fallback);
+    Py_CLEAR(s->owner);
     freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
     tp_free(s);
     Py_DECREF(type);
@@ -559,16 +575,48 @@ static PyObject *slot_bind(Slot *s, PyObject *const *args, Py_ssize_t nargs) {
     Py_RETURN_NONE;
 }
 
-/* run(): execute on bind()'s pointers; returns bind()'s result, or None where the Slot
- * cannot run (not armed or bound, detached, or in use by another thread): the caller then
- * takes its Python path. */
+/* fallback(func, owner): where run() cannot run, it returns func(owner()) instead of None,
+ * owner a weak reference to the prepared op (so that the Slot keeps it alive no more than
+ * before; None once it is gone): its Python path. A prepared op's run is then this Slot's
+ * run itself. */
+static PyObject *slot_set_fallback(Slot *s, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyCallable_Check(args[0]) || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "fallback() takes a function and a weak reference");
+        return NULL;
+    }
+    PyObject *old_fallback = s->fallback, *old_owner = s->owner;
+    s->fallback = Py_NewRef(args[0]);
+    s->owner = Py_NewRef(args[1]);
+    Py_XDECREF(old_fallback);
+    Py_XDECREF(old_owner);
+    Py_RETURN_NONE;
+}
+
+/* run()'s Python path: fallback(owner()), or None without a fallback. */
+static PyObject *slot_run_fallback(Slot *s) {
+    if (s->fallback == NULL)
+        Py_RETURN_NONE;
+    PyObject *owner = PyObject_CallNoArgs(s->owner);
+    if (owner == NULL)
+        return NULL;
+    PyObject *r = call1(s->fallback, owner); /* owner None: a run() kept past its prepared op */
+    Py_DECREF(owner);
+    return r;
+}
+
+/* run(): execute on bind()'s pointers; returns bind()'s result. Where the Slot cannot run
+ * (not armed or bound, detached, or in use by another thread): the fallback's result, or
+ * None without one (the caller then takes its Python path). */
 static PyObject *slot_run(Slot *s, PyObject *unused) {
     if (!s->armed || s->busy || s->result == NULL)
-        Py_RETURN_NONE;
+        return slot_run_fallback(s);
     s->busy = 1;
     Py_INCREF((PyObject *)s);
-    PyObject *result = slot_execute(s, s->data) == 0 ? Py_NewRef(s->result) : NULL;
-    s->busy = 0;
+    const int status = slot_call(s, s->data);
+    s->busy = 0; /* before check() runs Python code, which may free the prepared op */
+    PyObject *result = status == 0 ? Py_NewRef(s->result) : NULL;
+    if (status != 0)
+        slot_raise(s, status);
     Py_DECREF((PyObject *)s);
     return result;
 }
@@ -593,7 +641,9 @@ static PyMethodDef slot_methods[] = {
     {"bind", (PyCFunction)(void (*)(void))slot_bind, METH_FASTCALL,
      "Internal: run()'s data pointers and result."},
     {"run", (PyCFunction)slot_run, METH_NOARGS,
-     "Runs on bind()'s pointers: bind()'s result, or None when it cannot run now."},
+     "Runs on bind()'s pointers: bind()'s result; when it cannot run now, the fallback's or None."},
+    {"fallback", (PyCFunction)(void (*)(void))slot_set_fallback, METH_FASTCALL,
+     "Internal: fallback(func, owner_ref): run()'s Python path."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,7 +5,7 @@ With it, a one-shot call on a layout seen before (relu(x), softmax_(out, x), ...
 call: the operator function hands its raw arguments to its Op's call(), which builds the
 plan cache key in C, finds the plan's Slot and runs it (or returns None: the Python path
 then runs as it does without the module, and registers its plan with the Op). A prepared op
-on host arrays has a Slot of its own: its run() is one call of Slot.run(). Without the
+on host arrays has a Slot of its own: its run is the Slot's run, one C call. Without the
 module (no Python headers when the library was built, another Python version, an import
 error) every call takes that Python path: fast_call_info() says which path is in use, and
 why.
@@ -24,7 +24,7 @@ import threading
 from . import _lib
 
 MODULE = "operator_runtime._fastcall"
-INTERFACE = 5  # fastcall.c's INTERFACE: a module built from another version is not used
+INTERFACE = 6  # fastcall.c's INTERFACE: a module built from another version is not used
 
 module = None  # the extension module, or None
 path = None  # where it was loaded from

@@ -7,6 +7,7 @@ said by fast_call_info()), and prepared ops' runs on host arrays through their o
 test_plan_cache.py runs the plan cache's own tests through both
 paths. Tests that need the module skip without it, saying why."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -282,9 +283,9 @@ def test_prepared_run_error_raises_as_the_python_path_does():
     op = ort.prepare_softmax(buf, buf, backend="cpu")  # out is the input: execute refuses it
     with pytest.raises(OperatorRuntimeError) as in_c:
         op.run()
-    op._slot = None  # the Python path
+    assert op.run == op._slot.run  # run() is the Slot's: one C call
     with pytest.raises(OperatorRuntimeError) as in_python:
-        op.run()
+        op._run_python()  # the Python path
     assert type(in_c.value) is type(in_python.value) and str(in_c.value) == str(in_python.value)
     op.destroy()
 
@@ -310,6 +311,63 @@ def test_threads_share_one_prepared_op_in_c(seed):
     destroyer.join(30)
     with pytest.raises(OperatorRuntimeError, match="destroyed"):
         op.run()
+
+
+@compiled
+def test_a_kept_run_after_the_op():
+    """run() is the Slot's own method: kept past destroy() it raises as the op's run does;
+    kept past the op itself (deleted, collected) it raises too, and never reaches the freed
+    descriptor."""
+    x = np.arange(-8, 9, dtype=np.float32)
+    op = ort.prepare_relu(_poisoned(x.shape), x, backend="cpu")
+    run = op.run
+    np.testing.assert_array_equal(run(), np.maximum(x, 0))
+    op.destroy()
+    with pytest.raises(OperatorRuntimeError, match="destroyed"):
+        run()
+    op = ort.prepare_relu(_poisoned(x.shape), x, backend="cpu")
+    run = op.run
+    del op
+    gc.collect()
+    with pytest.raises(OperatorRuntimeError, match="no longer exists"):
+        run()
+
+
+@compiled
+def test_dropping_the_op_waits_for_a_run_in_progress():
+    """A caller keeps op.run and another thread is inside it (in the C library) when the
+    op's last reference goes: freeing the op waits for that run, which completes on a live
+    descriptor with the right result (execute is a ctypes callback here, held until 0.2 s
+    after the op is dropped)."""
+    import ctypes
+    import time
+
+    x = np.linspace(-3, 3, 1001, dtype=np.float32)
+    out = _poisoned(x.shape)
+    op = ort.prepare_relu(out, x, backend="cpu")
+    real, inside, results = op._c.execute, threading.Event(), []
+
+    def execute(*args):
+        inside.set()
+        time.sleep(0.2)
+        return real(*args)
+
+    argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t] + [ctypes.c_void_p] * 3
+    callback = ctypes.CFUNCTYPE(ctypes.c_int, *argtypes)(execute)
+    op._arm_slot(ctypes.cast(callback, ctypes.c_void_p).value)
+    run = op.run
+    runner = threading.Thread(target=lambda: results.append(run()))
+    runner.start()
+    assert inside.wait(10)
+    started = time.perf_counter()
+    del op  # its __del__ takes the Slot: it waits for the run in the other thread
+    waited = time.perf_counter() - started
+    runner.join(10)
+    assert waited > 0.1, f"the op was freed {waited:.3f} s after the drop, during the run"
+    assert len(results) == 1 and results[0] is out
+    np.testing.assert_array_equal(out, np.maximum(x, 0))
+    with pytest.raises(OperatorRuntimeError, match="no longer exists"):
+        run()
 
 
 @compiled

@@ -52,7 +52,7 @@ class _TimedCalls:
             args = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
             args += [ctypes.c_void_p] * (2 + self._c.num_inputs)
             self._callback = ctypes.CFUNCTYPE(ctypes.c_int, *args)(self.execute)
-            op._slot = op._new_slot(ctypes.cast(self._callback, ctypes.c_void_p).value)
+            op._arm_slot(ctypes.cast(self._callback, ctypes.c_void_p).value)
 
     def __getattr__(self, name):
         return getattr(self._c, name)
