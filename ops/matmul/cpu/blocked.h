@@ -5,7 +5,8 @@
 // are widened here, strides are resolved here). The micro-kernel then computes
 // an MR x NR block of C from an A panel and a B panel with plain loops the
 // compiler turns into broadcast-multiply-adds on vector registers. The tile's
-// sums live in an f32 buffer until the last K slice, then are rounded once.
+// sums live in an f32 buffer until the last K slice, then are rounded once. While
+// the micro-kernels work on a slice, the next slice of B is asked of the caches.
 #pragma once
 
 #include <algorithm>
@@ -63,6 +64,38 @@ void pack_b(const MatmulPlan &g, const T *b, int64_t p0, int64_t kc, int64_t j0,
     }
 }
 
+// B of at least this many bytes has its next slice prefetched (a smaller one stays in the
+// caches between its tiles: the prefetches would only cost issue slots).
+constexpr int64_t kPrefetchMinBytes = int64_t(1) << 20;
+
+// The next slice of B (this tile's next K slice, else the next tile's first), asked of the
+// caches a few rows before each micro-kernel call of the current slice, so that its packing
+// reads the caches: in a row-major B each row of a slice is on its own 4 KiB page, where the
+// hardware prefetchers stop. Empty (rows 0) for a small B or one whose rows are strided.
+struct NextSliceOfB {
+    int64_t p = 0, j = 0, n = 0;               // its first row and column, its columns
+    int64_t rows = 0, per_call = 0, done = 0;  // rows to prefetch, a call's share, prefetched
+    template <typename T>
+    void prefetch_some(const MatmulPlan &g, const T *b) {
+        constexpr int64_t kLine = 64 / int64_t(sizeof(T));  // elements of a 64-byte cache line
+        for (const int64_t end = std::min(rows, done + per_call); done < end; ++done) {
+            const T *row = b + (p + done) * g.b_row + j;
+            for (int64_t c = 0; c < n; c += kLine) __builtin_prefetch(row + c);
+        }
+    }
+};
+template <typename T>
+NextSliceOfB next_slice_of_b(const MatmulPlan &g, int64_t next_p, int64_t j0, int64_t nc, int64_t calls) {
+    NextSliceOfB s;
+    if (g.b_col != 1 || g.k * g.n * int64_t(sizeof(T)) < kPrefetchMinBytes) return s;
+    s.p = next_p, s.j = j0, s.n = nc;
+    if (next_p >= g.k) s.p = 0, s.j = j0 + kNC, s.n = std::min(kNC, g.n - s.j);
+    if (s.n <= 0) return NextSliceOfB{};
+    s.rows = std::min(kKC, g.k - s.p);
+    s.per_call = (s.rows + calls - 1) / calls;
+    return s;
+}
+
 // One tile of C: rows [i0, i0 + mc), columns [j0, j0 + nc), every K slice.
 template <typename T>
 void gemm_tile(const MatmulPlan &g, const ExecArgs &args, int64_t i0, int64_t j0) {
@@ -78,10 +111,14 @@ void gemm_tile(const MatmulPlan &g, const ExecArgs &args, int64_t i0, int64_t j0
         const int64_t kc = std::min(kKC, g.k - p0);
         pack_a(g, a, i0, mc, p0, kc, a_pack.data());
         pack_b(g, b, p0, kc, j0, nc, b_pack.data());
+        const int64_t calls = ((nc + kNR - 1) / kNR) * ((mc + kMR - 1) / kMR);
+        NextSliceOfB next = next_slice_of_b<T>(g, p0 + kc, j0, nc, calls);
         for (int64_t q = 0; q < nc; q += kNR)
-            for (int64_t r = 0; r < mc; r += kMR)
+            for (int64_t r = 0; r < mc; r += kMR) {
+                next.prefetch_some(g, b);
                 micro_kernel(kc, a_pack.data() + r * kc, b_pack.data() + q * kc, c_tile.data() + r * kNC + q, kNC,
                              p0 == 0);
+            }
     }
     for (int64_t i = 0; i < mc; ++i) {
         T *dst = c + (i0 + i) * g.c_row + j0 * g.c_col;
