@@ -87,25 +87,47 @@ __device__ __forceinline__ float head_value(const T *in, const RowAt &r, int t) 
 
 // Thread t's kVecs vectors of row r into x, straight from global memory:
 // vectors t, t + kThreads, ... of the row (each load instruction of the group
-// is coalesced); past the row's end -inf, which moves no max and adds 0.
+// is coalesced); past the row's end -inf, which moves no max and adds 0. In
+// the common form every vector load is issued before any is converted: with
+// the conversion in the load's branch, nvcc converted (and took the max of) a
+// 16-bit thread's first vector before it issued the second load, two trips to
+// memory instead of one (sm_90 SASS of every 16-bit instance of two vectors).
 template <typename T, int kThreads, int kVecs, bool kGeneral>
 __device__ __forceinline__ void load_row(const T *in, const RowAt &r, int t,
                                          float (&x)[kVecs * gpu::vector_width<T>()]) {
     constexpr int P = gpu::vector_width<T>();
     const T *x_row = in + r.io + r.head;
+    if constexpr (!kGeneral) {
+        Vec<T, P> past_end;
 #pragma unroll
-    for (int j = 0; j < kVecs; ++j) {
-        const int e0 = (j * kThreads + t) * P;
-        if (r.vec && e0 + P <= r.n) {
-            const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
+        for (int e = 0; e < P; ++e) past_end.v[e] = dev::from_f32<T>(neg_inf());
+        Vec<T, P> v[kVecs];
+#pragma unroll
+        for (int j = 0; j < kVecs; ++j) {
+            const int e0 = (j * kThreads + t) * P;
+            v[j] = e0 + P <= r.n ? gpu::load_vec<P>(x_row + e0) : past_end;
+        }
+#pragma unroll
+        for (int j = 0; j < kVecs; ++j) {
             float w[P];
-            gpu::widen(v, w);
+            gpu::widen(v[j], w);
 #pragma unroll
             for (int e = 0; e < P; ++e) x[j * P + e] = w[e];
-        } else {
+        }
+    } else {
 #pragma unroll
-            for (int e = 0; e < P; ++e)
-                x[j * P + e] = kGeneral && e0 + e < r.n ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+        for (int j = 0; j < kVecs; ++j) {
+            const int e0 = (j * kThreads + t) * P;
+            if (r.vec && e0 + P <= r.n) {
+                const Vec<T, P> v = gpu::load_vec<P>(x_row + e0);
+                float w[P];
+                gpu::widen(v, w);
+#pragma unroll
+                for (int e = 0; e < P; ++e) x[j * P + e] = w[e];
+            } else {
+#pragma unroll
+                for (int e = 0; e < P; ++e) x[j * P + e] = e0 + e < r.n ? dev::to_f32(x_row[e0 + e]) : neg_inf();
+            }
         }
     }
 }

@@ -150,10 +150,13 @@ cudaStream_t g_stream;
 using LaunchFn = void (*)(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s);
 
 // kVariant: bit 0 asks for blocks of 1024 threads per SM in all (64 registers
-// at most), bit 1 stages the loads through shared memory.
+// at most), bit 1 stages the loads through shared memory, bit 2 asks for 2048
+// threads per SM (32 registers at most).
 template <typename T, int kT, int kV, int kVariant>
 void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
-    constexpr int kB = (kVariant & 1) ? 1024 / sm::register_rows_block<kT>() : 0;
+    constexpr int kB = (kVariant & 4)   ? 2048 / sm::register_rows_block<kT>()
+                       : (kVariant & 1) ? 1024 / sm::register_rows_block<kT>()
+                                        : 0;
     sm::launch_register_rows<T, kT, kV, kB, (kVariant & 2) ? 1 : 0>(static_cast<const T *>(in),
                                                                      static_cast<T *>(out), rows, L, true,
                                                                      rows_index(L), s);
@@ -161,7 +164,8 @@ void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t
 template <typename T, int kT, int kV, int kVariant>
 LaunchFn new_if_compiled() {
     constexpr int P = oprt::gpu::vector_width<T>();
-    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxCols && (kVariant == 0 || kT == 32 || kT == 64))
+    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxCols &&
+                  (kVariant == 0 || ((kT == 32 || kT == 64) && kVariant < 4) || (kVariant == 4 && kT >= 128 && kV * P == 16)))
         return &launch_new<T, kT, kV, kVariant>;
     else
         return nullptr;
@@ -200,6 +204,7 @@ LaunchFn new_fn(int threads, int vecs, int variant = 0) {
     case 1: return new_fn_variant<T, 1>(threads, vecs);
     case 2: return new_fn_variant<T, 2>(threads, vecs);
     case 3: return new_fn_variant<T, 3>(threads, vecs);
+    case 4: return new_fn_variant<T, 4>(threads, vecs);
     default: return nullptr;
     }
 }
@@ -579,20 +584,25 @@ std::vector<Candidate> candidates(int64_t L) {
     bool tri_listed = false;
     for (int v : {1, 2, 4, 8}) {
         const int threads = int(next_pow2((nvec + v - 1) / v));
-        for (int variant = 0; variant < 4; ++variant) {
-            // The variants where registers bound the resident warps: 16 values a thread or more.
-            if (variant > 0 && (threads > 64 || threads < 32 || v * P < 16)) continue;
+        for (int variant = 0; variant < 5; ++variant) {
+            // The variants where registers bound the resident warps: 16 values a thread or more
+            // (2048 threads an SM: whole blocks of 16 values a thread).
+            if (variant == 4 ? threads < 128 || v * P != 16
+                             : variant > 0 && (threads > 64 || threads < 32 || v * P < 16))
+                continue;
             Candidate c;
             c.fn = new_fn<T>(threads, v, variant);
             if (c.fn == nullptr) continue;
             c.new_threads = threads;
             c.new_vecs = v;
-            c.new_min_blocks = (variant & 1) ? 1024 / (threads <= 32 ? 128 : threads) : 0;  // register_rows_block
+            c.new_min_blocks = (variant & 4)   ? 2048 / threads
+                               : (variant & 1) ? 1024 / (threads <= 32 ? 128 : threads)  // register_rows_block
+                                               : 0;
             c.new_staged = (variant & 2) != 0;
             const bool tri = variant == 0 && threads == tri_threads && v == tri_vecs;
             tri_listed = tri_listed || tri;
             char extra[32] = "";
-            if (variant & 1) std::snprintf(extra, sizeof extra, " b%d", c.new_min_blocks);
+            if (variant & 5) std::snprintf(extra, sizeof extra, " b%d", c.new_min_blocks);
             std::snprintf(name, sizeof name, "new t%d v%d%s%s%s", threads, v, extra, c.new_staged ? " staged" : "",
                           tri ? " triton" : "");
             c.name = name;
