@@ -45,7 +45,7 @@
 //
 // Output, per shape, dtype and condition: the plan's kernel and time, the best
 // candidate and its time, their ratio, and (bf16) the fastest peer of the
-// benchmark record docs/perf/peers-2026-12-04-h200/softmax-report.md (measured
+// benchmark record docs/perf/peers-2026-12-05-h200/softmax-report.md (measured
 // by tests/run_ops.py, not by this program); then every candidate's time.
 // A summary table closes the run.
 //
@@ -118,20 +118,20 @@ const Shape kShapes[] = {{4, 1024},    {144, 1280},  {1008, 1280},  {1024, 1024}
 const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}, {4080, 1535}, {2032, 2303}, {32768, 127}, {784, 3839}};
 
 // bf16, the fastest peer (torch, inductor, Triton, QuACK) of the benchmark
-// record of 2026-12-04 (H200, tests/run_ops.py): dram and hot, us.
+// record of 2026-12-05 (H200, tests/run_ops.py): dram and hot, us.
 struct Peer {
     int64_t rows, cols;
     double dram, hot;
     const char *dram_who, *hot_who;
 };
 const Peer kPeersBf16[] = {
-    {4, 1024, 1.93, 1.50, "triton", "triton"},         {1024, 1024, 3.11, 2.30, "quack", "quack"},
-    {65536, 1024, 65.26, 65.26, "compile", "compile"}, {144, 1280, 2.48, 1.80, "triton", "triton"},
-    {1008, 1280, 3.37, 2.55, "quack", "quack"},        {1008, 2304, 4.58, 3.42, "quack", "quack"},
-    {2032, 2304, 6.75, 4.51, "quack", "quack"},        {784, 3840, 5.11, 3.72, "triton", "triton"},
-    {4080, 1536, 7.64, 4.81, "quack", "quack"},        {32768, 128, 5.95, 3.98, "quack", "quack"},
-    {16384, 1024, 18.10, 17.20, "quack", "quack"},     {8192, 4096, 34.15, 34.22, "triton", "triton"},
-    {32768, 32, 3.06, 2.40, "quack", "compile"},
+    {4, 1024, 1.92, 1.51, "triton", "triton"},         {1024, 1024, 3.12, 2.29, "quack", "quack"},
+    {65536, 1024, 65.00, 65.00, "compile", "compile"}, {144, 1280, 2.51, 1.88, "triton", "quack"},
+    {1008, 1280, 3.39, 2.60, "quack", "quack"},        {1008, 2304, 4.60, 3.49, "quack", "quack"},
+    {2032, 2304, 6.81, 4.64, "quack", "quack"},        {784, 3840, 5.15, 3.77, "triton", "triton"},
+    {4080, 1536, 7.66, 4.79, "quack", "quack"},        {32768, 128, 5.95, 3.98, "quack", "quack"},
+    {16384, 1024, 18.14, 17.32, "quack", "quack"},     {8192, 4096, 33.99, 34.08, "triton", "triton"},
+    {32768, 32, 3.05, 2.70, "quack", "quack"},
 };
 
 OuterIndex rows_index(int64_t L) {
@@ -864,7 +864,7 @@ int main(int argc, char **argv) {
         if (listed(dtypes, "bf16")) run_case<__nv_bfloat16>(s.rows, s.cols);
     }
     std::printf("\n%-12s %-5s %-5s %-28s %9s %-24s %9s %9s %s\n", "shape", "dtype", "cond", "plan", "plan us",
-                "best candidate", "best us", "plan/best", "peer (bf16, 2026-12-04 record)");
+                "best candidate", "best us", "plan/best", "peer (bf16, 2026-12-05 record)");
     for (const Result &r : g_results) {
         std::printf("%-12s %-5s %-5s %-28s %9.2f %-24s %9.2f %8.2fx", r.shape.c_str(), r.dtype.c_str(),
                     r.cond.c_str(), r.plan_kernel.c_str(), r.plan_us, r.best.c_str(), r.best_us,
