@@ -17,6 +17,23 @@ step() {  # step NAME COMMAND...: runs (at most STEP_TIMEOUT s), logs to $LOG_DI
 }
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 
+# The same in the background, for steps that may share the machine (none of them times
+# anything): collect_bg waits for them and adds their summary lines in the order they started.
+BG_NAMES=()
+step_bg() {  # step_bg NAME COMMAND...
+    BG_NAMES+=("$1")
+    ( SUMMARY=(); step "$@"; printf '%s\n' "${SUMMARY[@]}" >"$LOG_DIR/$1.sum" ) &
+}
+collect_bg() {
+    wait
+    local name
+    for name in "${BG_NAMES[@]}"; do
+        SUMMARY+=("$(cat "$LOG_DIR/$name.sum")")
+        rm -f "$LOG_DIR/$name.sum"
+    done
+    BG_NAMES=()
+}
+
 {
     date -u
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

@@ -7,6 +7,10 @@
 #   (default: all). pytest-last puts the tensors on the last GPU (several GPUs);
 #   sanitize-py runs the four sanitizers (SANITIZE_PY_TOOLS) over the Python edge-data tests,
 #   checking this project's kernels only (torch's are excluded).
+# PARALLEL=1 runs the test steps (ctest to examples, and large) side by side on the one GPU, then
+# the sanitizers one after another: the longest step sets the time (on an H200, 2026-12-05: the
+# C++ GPU suite, 261 s, with pytest 232 s beside it). The GPU's memory must hold them all at
+# once (the large-tensor test alone takes about 18 GB).
 set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
@@ -22,12 +26,15 @@ has build && step build bash "$REPO_ROOT/scripts/build_nvidia.sh" build
 # on another machine, whose CTest files name its paths, works here too.
 export LD_LIBRARY_PATH="$BUILD_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 GPU_TESTS="$BUILD_DIR/tests/cpp/nvidia/camp_nvidia_tests"
-has ctest && step cpp-tests "$BUILD_DIR/tests/cpp/camp_cpp_tests"
-has ctest && step gpu-tests "$GPU_TESTS"
-has pytest && step pytest python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia
-has pytest-last && step pytest-last python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia --gpu last
-has runops && step runops python3 "$REPO_ROOT/tests/run_ops.py" --op all --backend nvidia --mode "${RUNOPS_MODE:-all}"
-has examples && step examples bash -c "for e in '$REPO_ROOT'/examples/[0-9]*.py; do python3 \"\$e\" --backend nvidia || exit 1; done"
+test_step() { if [[ "${PARALLEL:-0}" == 1 ]]; then step_bg "$@"; else step "$@"; fi; }
+has ctest && test_step cpp-tests "$BUILD_DIR/tests/cpp/camp_cpp_tests"
+has ctest && test_step gpu-tests "$GPU_TESTS"
+has pytest && test_step pytest python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia
+has pytest-last && test_step pytest-last python3 -m pytest "$REPO_ROOT/tests" -q -rs --backend nvidia --gpu last
+has runops && test_step runops python3 "$REPO_ROOT/tests/run_ops.py" --op all --backend nvidia --mode "${RUNOPS_MODE:-all}"
+has examples && test_step examples bash -c "for e in '$REPO_ROOT'/examples/[0-9]*.py; do python3 \"\$e\" --backend nvidia || exit 1; done"
+has large && test_step large env CAMP_LARGE_TESTS=1 "$GPU_TESTS" --gtest_filter='*Large*'
+collect_bg
 if has sanitize; then
     for tool in memcheck racecheck initcheck synccheck; do
         step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$GPU_TESTS" \
@@ -40,7 +47,6 @@ if has sanitize-py; then
             python3 -m pytest "$REPO_ROOT/tests/op_tests/test_edge_data.py" -q -x --backend nvidia
     done
 fi
-has large && step large env CAMP_LARGE_TESTS=1 "$GPU_TESTS" --gtest_filter='*Large*'
 
 printf '\n===== summary =====\n'
 printf '%s\n' "${SUMMARY[@]}"
