@@ -152,11 +152,22 @@ using LaunchFn = void (*)(const void *in, void *out, int64_t rows, int64_t L, cu
 // kVariant: bit 0 asks for blocks of 1024 threads per SM in all (64 registers
 // at most), bit 1 stages the loads through shared memory, bit 2 asks for 2048
 // threads per SM (32 registers at most).
+constexpr int kVariants = 5;
+// The blocks an SM a variant asks of ptxas for blocks of `block` threads (0: no bound).
+constexpr int variant_min_blocks(int block, int variant) {
+    return (variant & 4) ? 2048 / block : (variant & 1) ? 1024 / block : 0;
+}
+// The variants are timed where registers bound the resident warps (16 or more
+// values a thread): 1-3 at 32 or 64 threads a row, 4 at whole blocks of 16
+// values a thread.
+constexpr bool variant_taken(int threads, int values, int variant) {
+    if (variant == 0) return true;
+    if (variant == 4) return threads >= 128 && values == 16;
+    return (threads == 32 || threads == 64) && values >= 16;
+}
 template <typename T, int kT, int kV, int kVariant>
 void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
-    constexpr int kB = (kVariant & 4)   ? 2048 / sm::register_rows_block<kT>()
-                       : (kVariant & 1) ? 1024 / sm::register_rows_block<kT>()
-                                        : 0;
+    constexpr int kB = variant_min_blocks(sm::register_rows_block<kT>(), kVariant);
     sm::launch_register_rows<T, kT, kV, kB, (kVariant & 2) ? 1 : 0>(static_cast<const T *>(in),
                                                                      static_cast<T *>(out), rows, L, true,
                                                                      rows_index(L), s);
@@ -164,8 +175,7 @@ void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t
 template <typename T, int kT, int kV, int kVariant>
 LaunchFn new_if_compiled() {
     constexpr int P = oprt::gpu::vector_width<T>();
-    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxCols &&
-                  (kVariant == 0 || ((kT == 32 || kT == 64) && kVariant < 4) || (kVariant == 4 && kT >= 128 && kV * P == 16)))
+    if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxCols && variant_taken(kT, kV * P, kVariant))
         return &launch_new<T, kT, kV, kVariant>;
     else
         return nullptr;
@@ -584,25 +594,18 @@ std::vector<Candidate> candidates(int64_t L) {
     bool tri_listed = false;
     for (int v : {1, 2, 4, 8}) {
         const int threads = int(next_pow2((nvec + v - 1) / v));
-        for (int variant = 0; variant < 5; ++variant) {
-            // The variants where registers bound the resident warps: 16 values a thread or more
-            // (2048 threads an SM: whole blocks of 16 values a thread).
-            if (variant == 4 ? threads < 128 || v * P != 16
-                             : variant > 0 && (threads > 64 || threads < 32 || v * P < 16))
-                continue;
+        for (int variant = 0; variant < kVariants; ++variant) {
             Candidate c;
-            c.fn = new_fn<T>(threads, v, variant);
+            c.fn = new_fn<T>(threads, v, variant);  // null where variant_taken says no
             if (c.fn == nullptr) continue;
             c.new_threads = threads;
             c.new_vecs = v;
-            c.new_min_blocks = (variant & 4)   ? 2048 / threads
-                               : (variant & 1) ? 1024 / (threads <= 32 ? 128 : threads)  // register_rows_block
-                                               : 0;
+            c.new_min_blocks = variant_min_blocks(threads <= 32 ? 128 : threads, variant);  // register_rows_block
             c.new_staged = (variant & 2) != 0;
             const bool tri = variant == 0 && threads == tri_threads && v == tri_vecs;
             tri_listed = tri_listed || tri;
             char extra[32] = "";
-            if (variant & 5) std::snprintf(extra, sizeof extra, " b%d", c.new_min_blocks);
+            if (c.new_min_blocks > 0) std::snprintf(extra, sizeof extra, " b%d", c.new_min_blocks);
             std::snprintf(name, sizeof name, "new t%d v%d%s%s%s", threads, v, extra, c.new_staged ? " staged" : "",
                           tri ? " triton" : "");
             c.name = name;
