@@ -10,7 +10,8 @@ PYTHON="${PYTHON:-python3}"
 bash "$REPO_ROOT/scripts/build_cpu.sh" env  # tools, GoogleTest, Python requirements
 if command -v nvcc >/dev/null 2>&1 && [[ "${CAMP_SKIP_NVIDIA_BUILD:-0}" != 1 ]]; then
     bash "$REPO_ROOT/scripts/build_nvidia.sh" build
-    (cd "${NVIDIA_BUILD_DIR:-$REPO_ROOT/build-nvidia}" && ctest --output-on-failure)
+    source "$REPO_ROOT/scripts/lib/build_common.sh"  # run_ctest
+    run_ctest "${NVIDIA_BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 fi
 bash "$REPO_ROOT/scripts/build_cpu.sh" build
 bash "$REPO_ROOT/scripts/build_cpu.sh" test

@@ -25,6 +25,7 @@ export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$SITE:$REPO_ROOT/python" PYTHONUN
 export TILELANG_CACHE_DIR="${TILELANG_CACHE_DIR:-/tmp/tilelang-cache}"
 STEP_TIMEOUT_DEFAULT=400
 source "$REPO_ROOT/scripts/gpu/steps.sh"
+require_gpu
 
 if has tilelang; then
     step tilelang-extract bash -c "mkdir -p '$SITE' && tar -xJf '$REPO_ROOT/.whl/tilelang_site.tar.xz' -C '$SITE'"
@@ -55,4 +56,4 @@ fi
 
 echo "== scripts/gpu/tilelang_cute.sh summary (logs in $LOG_DIR)"
 cat "$LOG_DIR/system.log"
-printf '%s\n' "${SUMMARY[@]}" | tee "$LOG_DIR/summary.log"
+finish

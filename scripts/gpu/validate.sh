@@ -2,7 +2,8 @@
 # One-command validation on a GPU machine (run on an H200): build the NVIDIA
 # variant, run ctest, pytest, run_ops and the examples on the nvidia backend,
 # compute-sanitizer over the GPU op tests, and the large-tensor check. Logs go
-# to $OUT (or ./gpu-logs); a short summary is printed last.
+# to $OUT (or ./gpu-logs); a short summary is printed last, and the exit status
+# is 1 when a step failed (2, before any step, when no GPU is visible).
 #   STEPS="build ctest pytest pytest-last runops examples sanitize sanitize-py large"
 #   (default: all). pytest-last puts the tensors on the last GPU (several GPUs);
 #   sanitize-py runs the four sanitizers (SANITIZE_PY_TOOLS) over the Python edge-data tests,
@@ -19,6 +20,7 @@ BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
 export CAMP_BUILD_DIR="$BUILD_DIR" PYTHONPATH="$REPO_ROOT/python" PYTHONUNBUFFERED=1
 STEP_TIMEOUT_DEFAULT=1800  # a guard against hangs only: the GPU suite alone runs about 5 minutes on an H200, a sanitizer over it longer
 source "$REPO_ROOT/scripts/gpu/steps.sh"
+[[ "$STEPS" == build ]] || require_gpu
 SUMMARY+=("system     $(sed -n 2p "$LOG_DIR/system.log")")
 
 has build && step build bash "$REPO_ROOT/scripts/build_nvidia.sh" build
@@ -49,4 +51,4 @@ if has sanitize-py; then
 fi
 
 printf '\n===== summary =====\n'
-printf '%s\n' "${SUMMARY[@]}"
+finish

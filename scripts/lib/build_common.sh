@@ -100,12 +100,26 @@ do_build() {
     cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
+# ctest in build folder $1 (further arguments to ctest), then why the tests it skipped were
+# skipped: ctest itself prints only "***Skipped"; the reasons are in its log.
+run_ctest() {
+    local dir="$1" rc=0
+    shift
+    (cd "$dir" && ctest --output-on-failure "$@") || rc=$?
+    local log="$dir/Testing/Temporary/LastTest.log"
+    if [[ -f "$log" ]]; then
+        grep -h '^\[  SKIPPED \] .* ' "$log" | grep -v -E 'listed below|\([0-9]+ ms\)$' | sort | uniq -c |
+            sed -E 's/^ *([0-9]+) \[  SKIPPED \] /ctest: \1 tests skipped: /' || true
+    fi
+    return $rc
+}
+
 do_test() {
     [[ -f "$BUILD_DIR/libcamp_ops.so" ]] || do_build
     export CAMP_BUILD_DIR="$BUILD_DIR"
     export PYTHONPATH="$REPO_ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
     log "ctest"
-    (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
+    run_ctest "$BUILD_DIR" -j "$JOBS"
     log "run_ops --mode test (backend $TEST_BACKEND)"
     "$PYTHON" "$REPO_ROOT/tests/run_ops.py" --op all --backend "$TEST_BACKEND" --mode test
     log "examples"
