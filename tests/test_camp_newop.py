@@ -69,6 +69,16 @@ def generated(tmp_path_factory):
     root = tmp_path_factory.mktemp("newop") / "repo"
     root.mkdir()
     tracked_copy(root)
+    # The guide's operators, made in this checkout by following the guide by hand: its
+    # commands would refuse to make them again.
+    made = {m for block in guide_blocks() for line in block
+            for m in re.findall(r"camp\.py new-op (\w+)", line)}
+    taken = sorted(made & {entry["name"] for entry in
+                           json.loads((root / "ops" / "manifest.json").read_text())["ops"]})
+    if taken:
+        pytest.skip(f"this checkout already has the operators {', '.join(taken)} that "
+                    f"{GUIDE.name} creates (by following it): this test runs the guide's commands "
+                    f"on a copy of the checkout, where they would refuse to create them again")
     env = {k: v for k, v in os.environ.items()
            if k not in ("CAMP_BUILD_DIR", "BUILD_DIR", "PYTHONPATH", "CAMP_FORCE_RECONFIGURE")}
     env["JOBS"] = env.get("JOBS", "2")
@@ -80,12 +90,12 @@ def generated(tmp_path_factory):
     blocks = guide_blocks()
     assert len(blocks) >= 2, f"{GUIDE.name}: expected the marked command blocks"
     outputs = [run(command, root, env) for block in blocks for command in block]
-    # The C++ suite's parameterized tests over every operator (kernel_name_test.cc: named
-    # by operator) on the new operators' rows of the generated table.
+    # The whole C++ suite with the new operators in its table: their rows of the tests
+    # parameterized over every operator (kernel_name_test.cc: named by operator), and every
+    # test that runs all operators (threads_test.cc) with them among the rest.
     run("cmake -S . -B build-cpu -DCAMP_BUILD_TESTS=ON > /dev/null && "
         "cmake --build build-cpu -j \"$JOBS\" --target camp_cpp_tests > /dev/null", root, env)
-    outputs.append(run("build-cpu/tests/cpp/camp_cpp_tests --gtest_filter='*/my_op:*/my_sum'",
-                       root, env))
+    outputs.append(run("build-cpu/tests/cpp/camp_cpp_tests", root, env))
     return root, env, "\n".join(outputs)
 
 
@@ -105,9 +115,34 @@ def test_guide_commands_generate_build_and_pass(generated):
     # Every command's exit status was checked; pytest did run tests (not all deselected).
     assert re.search(r"\d+ passed", output)
     assert "test: " in output and ", 0 failed" in output  # run_ops --mode test
-    # GoogleTest ran the new operators' rows (a filter matching nothing passes too).
+    # GoogleTest passed, the new operators' rows among its tests.
     assert re.search(r"\[  PASSED  \] [1-9]\d* tests?", output)
     assert "/my_op" in output and "/my_sum" in output
+
+
+def test_generated_python_follows_the_conventions(generated):
+    """The new operators' Python functions as the project's own: type annotations (the
+    conventions test over every operator), out=, a help text whose example runs."""
+    root, env, _ = generated
+    out = run("CAMP_BUILD_DIR=build-cpu python3 -m pytest tests/op_tests/test_conventions.py -q "
+              "-k annotations", root, env)
+    assert re.search(r"\b1 passed", out), out
+    check = """
+import doctest, numpy as np, operator_runtime as ort
+for op, args, want in ((ort.my_op, (), (2, 3)), (ort.my_sum, (1,), (2,))):
+    doc = op.__doc__
+    assert all(w in doc for w in ("out=", "Example", "bfloat16", "prepare_")), op.__name__
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(op, op.__name__, globs={}):
+        runner.run(test)
+    assert runner.tries > 0 and runner.failures == 0, op.__name__
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    out = np.full(want, np.nan, dtype=np.float32)
+    assert op(x, *args, out=out) is out and not np.isnan(out).any()
+print("conventions ok")
+"""
+    assert "conventions ok" in run(f"CAMP_BUILD_DIR=build-cpu PYTHONPATH=python python3 -c '{check}'",
+                                   root, env)
 
 
 def test_only_new_files_and_the_manifest_change(generated):

@@ -75,7 +75,7 @@ std::vector<float> run_all(int threads, int64_t rows, int64_t cols) {
     for (const auto &op : oprt_test::all_ops()) {
         std::vector<float> out(static_cast<size_t>(n));
         for (int64_t axis : {int64_t{0}, int64_t{1}}) {
-            const bool reduce = op.kind == oprt_test::OpKind::kReduceSum;
+            const bool reduce = op.reduces;  // reduce_sum, and any reduction added since
             if (!reduce && axis == 1 && op.kind != oprt_test::OpKind::kSoftmax) continue;
             if (op.matmul && axis == 1) continue;
             const auto &out_view = reduce ? (axis == 0 ? col_sums : row_sums) : x;
