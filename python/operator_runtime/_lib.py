@@ -149,7 +149,7 @@ class Library:
                     functions = self._ops.setdefault(name, OpFunctions(self.dll, name))
                 except AttributeError as exc:
                     raise OperatorRuntimeError(
-                        f"{self.path} lacks the {name} operator ({exc}); rebuild the library")
+                        f"{self.path} lacks the {name} operator ({exc}); {rebuild_hint(self.path)}")
         return functions
 
     def variants(self, name, backend_code):
@@ -206,6 +206,18 @@ def source_tree_version():
         return None
     match = _CMAKE_VERSION.search((REPO_ROOT / "CMakeLists.txt").read_text())
     return match.group(1) if match else None
+
+
+def rebuild_hint(path):
+    """How to bring the library at `path` up to date: its build script when it is one of
+    the checkout's build folders (the first of them that exists is the one loaded, so a
+    newer build-cpu/ stays unused while an older build-nvidia/ exists)."""
+    folder = Path(path).parent
+    if in_source_tree() and folder.parent == REPO_ROOT and folder.name in DEFAULT_BUILD_DIRS:
+        variant = folder.name[len("build-"):]
+        return (f"rebuild it (bash scripts/build_{variant}.sh build), or set CAMP_BUILD_DIR to the "
+                f"build folder you rebuilt (e.g. CAMP_BUILD_DIR=build-cpu)")
+    return "rebuild the library"
 
 
 def package_library_paths():

@@ -177,8 +177,10 @@ Next steps for {name} ({kind}); the placeholder math ({'the identity' if kind ==
      and {name}'s summary and peers in {MANIFEST} (then: python3 scripts/camp.py new-op
      --sync-readme, for README.md's operator table).
   2. Build:      bash scripts/build_cpu.sh build        (GPU: bash scripts/build_nvidia.sh build)
-  3. Test:       python3 -m pytest tests/op_tests -q -k {name} --backend cpu
-  4. Run:        python3 tests/run_ops.py --op {name} --backend cpu --mode all
+  3. Test:       CAMP_BUILD_DIR=build-cpu python3 -m pytest tests/op_tests -q -k {name} --backend cpu
+  4. Run:        CAMP_BUILD_DIR=build-cpu python3 tests/run_ops.py --op {name} --backend cpu --mode all
+     (CAMP_BUILD_DIR: the library just built; without it the first of build-nvidia/, build-metax/,
+     build-cpu/ that exists is loaded)
 See docs/how-to-add-an-operator.md for what each of the {len(created)} new files is for."""
 
 

@@ -98,6 +98,22 @@ do_build() {
     do_configure
     log "build $BUILD_DIR"
     cmake --build "$BUILD_DIR" -j "$JOBS"
+    note_loaded_library
+}
+
+# Python (and run_ops, camp.py) load the first of build-nvidia/, build-metax/, build-cpu/ that
+# holds a library, unless CAMP_BUILD_DIR names one: says so when that is not this build.
+note_loaded_library() {
+    [[ -z "${CAMP_BUILD_DIR:-}" ]] || return 0
+    local dir
+    for dir in build-nvidia build-metax build-cpu; do
+        [[ -f "$REPO_ROOT/$dir/libcamp_ops.so" ]] || continue
+        [[ "$(cd "$REPO_ROOT/$dir" && pwd)" == "$(cd "$BUILD_DIR" && pwd)" ]] && return 0
+        echo "note: Python and tests/run_ops.py load $dir/libcamp_ops.so (the first of build-nvidia/," \
+             "build-metax/, build-cpu/ that exists), not this build: rebuild it too" \
+             "(bash scripts/build_${dir#build-}.sh build), or run them with CAMP_BUILD_DIR=${BUILD_DIR#"$REPO_ROOT"/}"
+        return 0
+    done
 }
 
 # ctest in build folder $1 (further arguments to ctest), then why the tests it skipped were
