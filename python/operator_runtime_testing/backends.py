@@ -38,21 +38,32 @@ def _torch_gpu(gpu=None):
     return TorchLib(f"cuda:{index}"), None
 
 
-def _metax_skip_reason(path, available):
-    """Why --backend metax cannot run: no MetaX build loaded, or a MetaX build without a device."""
+_GPU_BUILDS = {  # backend: (its name, CMake switch, build command, runtime, where it builds)
+    "nvidia": ("NVIDIA", "CAMP_ENABLE_NVIDIA", "bash scripts/build_nvidia.sh build", "CUDA runtime",
+               "a machine with nvcc"),
+    "metax": ("MetaX", "CAMP_ENABLE_METAX", "bash scripts/build_metax.sh build", "MACA runtime",
+              "a machine with the MACA toolkit, see docs/metax.md"),
+}
+
+
+def _gpu_skip_reason(backend, path, available):
+    """Why --backend nvidia / metax cannot run: the loaded library was built without it, or
+    with it but no device of that kind is visible."""
     from pathlib import Path
 
+    name, switch, build, runtime, where = _GPU_BUILDS[backend]
     cache = Path(path).parent / "CMakeCache.txt"
     try:
-        built = "CAMP_ENABLE_METAX:BOOL=ON" in cache.read_text(errors="replace")
+        built = f"{switch}:BOOL=ON" in cache.read_text(errors="replace")
     except OSError:
         built = False
     if not built:
-        return (f"no MetaX build loaded: {path} has no MetaX backend (build build-metax/ with "
-                f"`bash scripts/build_metax.sh build` on a machine with the MACA toolkit, see "
-                f"docs/metax.md; available here: {', '.join(available)})")
-    return (f"no MetaX device visible: {path} has the MetaX backend but the MACA runtime "
-            f"reports no device (available: {', '.join(available)})")
+        return (f"no {name} build loaded: {path} has no {name} backend (build "
+                f"build-{backend}/ with `{build}` on {where}; available here: "
+                f"{', '.join(available)})")
+    return (f"no {name} device visible: {path} has the {name} backend but the {runtime} "
+            f"reports no usable device (no GPU here, or a driver older than the runtime the "
+            f"library was built with; available: {', '.join(available)})")
 
 
 def select(requested, gpu=None):
@@ -86,8 +97,9 @@ def select(requested, gpu=None):
             return Target(requested, requested, NUMPY, str(exc))
         lib, reason = _torch_gpu()  # its kernels run on torch CUDA tensors
         return Target(requested, requested, lib or NUMPY, reason)
-    if requested == "metax" and requested not in available:
-        return Target(requested, requested, NUMPY, _metax_skip_reason(ort.library_path(), available))
+    if requested in _GPU_BUILDS and requested not in available:
+        return Target(requested, requested, NUMPY,
+                      _gpu_skip_reason(requested, ort.library_path(), available))
     if requested not in available:
         return Target(requested, requested, NUMPY,
                       f"backend '{requested}' is not available with {ort.library_path()} "

@@ -27,6 +27,24 @@ def test_missing_library_is_a_clear_error(tmp_path):
     assert "libcamp_ops.so not found" in result.stderr and str(tmp_path) in result.stderr
 
 
+def test_a_library_without_an_operator_names_how_to_rebuild_it(monkeypatch):
+    from operator_runtime import _lib
+
+    # An operator the manifest lists and the loaded library lacks (built before it was added).
+    monkeypatch.setitem(_lib.OP_SIGNATURES, "no_such_op", _lib.OP_SIGNATURES["copy"])
+    library = _lib.get()
+    with pytest.raises(ort.OperatorRuntimeError, match="lacks the no_such_op operator") as info:
+        library.op("no_such_op")
+    assert str(library.path) in str(info.value)
+    folder = Path(library.path).parent
+    if _lib.in_source_tree() and folder.parent == _lib.REPO_ROOT and folder.name in _lib.DEFAULT_BUILD_DIRS:
+        assert f"bash scripts/build_{folder.name[len('build-'):]}.sh build" in str(info.value)
+    assert _lib.rebuild_hint("/elsewhere/libcamp_ops.so") == "rebuild the library"
+    hint = _lib.rebuild_hint(_lib.REPO_ROOT / "build-nvidia" / "libcamp_ops.so")
+    assert (("bash scripts/build_nvidia.sh build" in hint and "CAMP_BUILD_DIR" in hint)
+            if _lib.in_source_tree() else hint == "rebuild the library")
+
+
 def test_c_errors_are_value_errors_with_the_status():
     with pytest.raises(ort.InvalidArgumentError) as info:
         ort.copy_(np.empty(3, np.float32), np.empty(4, np.float32))
@@ -43,6 +61,17 @@ def test_unavailable_gpu_backend_or_host_data():
         else:
             with pytest.raises(ort.OperatorRuntimeError, match=f"backend '{gpu}' is not available"):
                 ort.copy(x, backend=gpu)
+
+
+def test_why_a_gpu_backend_cannot_run(tmp_path):
+    from operator_runtime_testing.backends import _gpu_skip_reason
+
+    lib = tmp_path / "libcamp_ops.so"
+    assert "no NVIDIA build loaded" in _gpu_skip_reason("nvidia", lib, ["cpu"])  # no CMakeCache
+    (tmp_path / "CMakeCache.txt").write_text("CAMP_ENABLE_NVIDIA:BOOL=ON\nCAMP_ENABLE_METAX:BOOL=OFF\n")
+    why = _gpu_skip_reason("nvidia", lib, ["cpu"])
+    assert "no NVIDIA device visible" in why and "driver" in why and str(lib) in why
+    assert "no MetaX build loaded" in _gpu_skip_reason("metax", lib, ["cpu"])
 
 
 def test_python_backend_registry(monkeypatch):
