@@ -2,8 +2,8 @@
 cannot rot (docs/camp.md's path also runs for real in a fresh copy: test_camp_guide.py).
 
 - Blocks marked `<!-- doc-test -->` before a ```bash block run as they are, against the CPU
-  build (CAMP_BUILD_DIR, else build-cpu/): each line must exit 0. README.md's run without
-  PYTHONPATH, as a reader's shell has none.
+  build (CAMP_BUILD_DIR, else build-cpu/): each line must exit 0, run without PYTHONPATH, as a
+  reader's shell has none.
 - Every other command line of a ```bash block that calls tests/run_ops.py, scripts/camp.py,
   pytest or scripts/*.sh (GPU commands included, marked `<!-- doc-test: parse -->` or not) is
   parsed with the real argument parsers: run_ops's and camp.py's argparse, pytest's
@@ -61,7 +61,7 @@ def build_dir():
 
 def env(doc=None):
     e = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if doc is None or doc.startswith("docs/kernels/"):  # their `python3 -c` lines lack PYTHONPATH=python
+    if doc is None:  # the parsers' own runs; the guides' lines as a reader types them
         e["PYTHONPATH"] = str(REPO / "python")
     if build_dir():
         e["CAMP_BUILD_DIR"] = str(build_dir())
