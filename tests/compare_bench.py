@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Compares benchmark records: our time per case before and after a change.
 
-  python3 tests/run_ops.py --op softmax --mode bench --peers none --json before.json
+  python3 tests/run_ops.py --op softmax --mode bench --peers none --json reports/before.json
   (change a kernel, rebuild)
   python3 tests/run_ops.py --op softmax --mode bench --peers none --json after.json
-  python3 tests/compare_bench.py before.json after.json
+  python3 tests/compare_bench.py reports/before.json reports/after.json
 
 Each FILE is a record of `tests/run_ops.py --mode bench` (`--json PATH`, or the results.json of
 `--report DIR`). One row per case (op, shape, dtype) and condition (dram, hot) that the first
