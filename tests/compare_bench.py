@@ -3,7 +3,7 @@
 
   python3 tests/run_ops.py --op softmax --mode bench --peers none --json reports/before.json
   (change a kernel, rebuild)
-  python3 tests/run_ops.py --op softmax --mode bench --peers none --json after.json
+  python3 tests/run_ops.py --op softmax --mode bench --peers none --json reports/after.json
   python3 tests/compare_bench.py reports/before.json reports/after.json
 
 Each FILE is a record of `tests/run_ops.py --mode bench` (`--json PATH`, or the results.json of
