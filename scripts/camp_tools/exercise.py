@@ -232,9 +232,10 @@ def build_student(args, command):
               file=sys.stderr)
         return None, 2
     if backend == "nvidia" and machine_backend() != "nvidia":
+        on_cpu = command if student_file(args, "cpu").exists() else "exercise"  # the next step there
         print(f"camp {command}: {args.op} has an NVIDIA exercise, but this machine has no usable "
               f"GPU (or no nvcc): it compiles, it cannot run here. On the CPU: "
-              f"`python3 scripts/camp.py exercise {args.op} --backend cpu`", file=sys.stderr)
+              f"`python3 scripts/camp.py {on_cpu} {args.op} --backend cpu`", file=sys.stderr)
         return None, 2
     status = build(args, backend)
     if status:
