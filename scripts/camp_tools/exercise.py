@@ -208,6 +208,10 @@ def cmd_reset(args):
         return 0
     path.unlink()
     print(f"camp: removed {path}")
+    for other in SUFFIX:
+        if other != backend and student_file(args, other).exists():
+            print(f"camp: {student_file(args, other)} stays (`python3 scripts/camp.py reset {args.op} "
+                  f"--backend {other}` removes it)")
     if args.no_build:
         return 0
     status = build(args, backend)
