@@ -207,3 +207,30 @@ def test_every_readme_variable_is_read():
         if name in ("SKBUILD_CMAKE_DEFINE",):  # read by scikit-build-core, not by this project
             continue
         assert re.search(rf"\b{name}\b", sources), f"README lists {name}; nothing reads it"
+
+
+def test_every_file_the_docs_name_exists():
+    """Relative links in README.md and docs/ (records under docs/perf/ aside) resolve, and the
+    repository paths they name in backquotes (`ops/...`, `scripts/...`: those with a file
+    extension or a trailing slash, placeholders such as <op> or * aside) exist. student/ is
+    made by `camp.py exercise`, third_party/ by the build's fetch steps."""
+    docs = [REPO / "README.md", *sorted(p for p in (REPO / "docs").rglob("*.md")
+                                        if "perf" not in p.relative_to(REPO / "docs").parts)]
+    roots = ("ops", "scripts", "tests", "docs", "runtime", "python", "include", "examples",
+             "cmake")
+    quoted = re.compile(rf"`((?:{'|'.join(roots)})/[^`\s]*)`")
+    missing = []
+    for doc in docs:
+        text = doc.read_text()
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            path = target.split("#")[0]
+            if path and not target.startswith(("http://", "https://", "mailto:")):
+                if not (doc.parent / path).exists():
+                    missing.append(f"{doc.relative_to(REPO)}: link {target}")
+        for path in quoted.findall(text):
+            path = path.rstrip(".,;:")
+            if re.search(r"[<>*{}$@]|NAME", path) or not re.search(r"\.\w+$|/$", path):
+                continue
+            if not (REPO / path).exists():
+                missing.append(f"{doc.relative_to(REPO)}: `{path}`")
+    assert not missing, "\n".join(missing)
