@@ -26,7 +26,11 @@ def to_backend(array, backend):
     """numpy stays numpy for "auto" and "cpu"; the GPU backends get a torch tensor on the GPU."""
     if backend in ("auto", "cpu"):
         return array
-    import torch
+    try:
+        import torch
+    except ImportError:
+        sys.exit(f"--backend {backend}: the examples hand the GPU backends torch CUDA tensors; "
+                 f"install torch (pip install torch) or run with --backend cpu")
 
     if array.dtype == ml_dtypes.bfloat16:  # torch has its own bf16: go through f32, exact
         return torch.from_numpy(array.astype(np.float32)).cuda().to(torch.bfloat16)
