@@ -101,19 +101,19 @@ do_build() {
     note_loaded_library
 }
 
-# Python (and run_ops, camp.py) load the first of build-nvidia/, build-metax/, build-cpu/ that
-# holds a library, unless CAMP_BUILD_DIR names one: says so when that is not this build.
+# Python (and run_ops, camp.py) load the library operator_runtime's own lookup finds (the
+# first of build-nvidia/, build-metax/, build-cpu/ in a checkout, unless CAMP_BUILD_DIR or an
+# installed package says otherwise): says so when that is not this build.
 note_loaded_library() {
     [[ -z "${CAMP_BUILD_DIR:-}" ]] || return 0
-    local dir
-    for dir in build-nvidia build-metax build-cpu; do
-        [[ -f "$REPO_ROOT/$dir/libcamp_ops.so" ]] || continue
-        [[ "$(cd "$REPO_ROOT/$dir" && pwd)" == "$(cd "$BUILD_DIR" && pwd)" ]] && return 0
-        echo "note: Python and tests/run_ops.py load $dir/libcamp_ops.so (the first of build-nvidia/," \
-             "build-metax/, build-cpu/ that exists), not this build: rebuild it too" \
-             "(bash scripts/build_${dir#build-}.sh build), or run them with CAMP_BUILD_DIR=${BUILD_DIR#"$REPO_ROOT"/}"
-        return 0
-    done
+    local found loaded hint
+    found="$(cd "$REPO_ROOT" && PYTHONPATH="$REPO_ROOT/python" "$PYTHON" -c 'if 1:
+        import operator_runtime as ort
+        from operator_runtime import _lib
+        print(ort.library_path()); print(_lib.rebuild_hint(ort.library_path()))' 2>/dev/null)" || return 0
+    loaded="$(sed -n 1p <<<"$found")" hint="$(sed -n 2p <<<"$found")"
+    [[ "$(dirname "$loaded")" -ef "$BUILD_DIR" ]] && return 0
+    echo "note: Python and tests/run_ops.py load $loaded, not this build: $hint"
 }
 
 # ctest in build folder $1 (further arguments to ctest), then why the tests it skipped were
