@@ -4,7 +4,6 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib/build_common.sh"
 VARIANT=nvidia
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build-nvidia}"
-gpu_visible() { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; }
 if [[ -z "${CMAKE_CUDA_ARCHITECTURES:-}" ]]; then
     if gpu_visible; then CMAKE_CUDA_ARCHITECTURES=native; else CMAKE_CUDA_ARCHITECTURES=90; fi
 fi

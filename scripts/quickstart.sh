@@ -6,7 +6,8 @@ set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 bash "$REPO_ROOT/scripts/build_cpu.sh" env  # tools, GoogleTest, Python requirements
-if command -v nvcc >/dev/null 2>&1 && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+source "$REPO_ROOT/scripts/lib/gpu_visible.sh"
+if command -v nvcc >/dev/null 2>&1 && gpu_visible; then
     variant=nvidia
 else
     variant=cpu

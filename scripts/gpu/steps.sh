@@ -48,9 +48,11 @@ finish() {
     echo "no step failed (logs in $LOG_DIR)"
 }
 
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/gpu_visible.sh"
+
 # The steps past a build need a GPU: without one, say so and stop before running them.
 require_gpu() {
-    if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    if ! gpu_visible; then
         echo "$(basename "$0"): no NVIDIA GPU visible here (nvidia-smi -L lists none): its test, benchmark" \
              "and sanitizer steps need one. Without a GPU, bash scripts/run_tests.sh runs the suite" \
              "(the GPU tests skip there with their reason)." >&2

@@ -7,6 +7,8 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
+source "$REPO_ROOT/scripts/lib/gpu_visible.sh"
+
 log() { printf '\n== %s\n' "$*"; }
 
 usage() {
