@@ -4,16 +4,14 @@
 //   online      one warp per slice, one reading pass keeping a running (max, sum),
 //               then the writing pass: the slice is read twice, not three times
 // then the plan's own kernels ("on_chip", "bulk_async"). Element (o, k, i) is
-// read at in_off(o) + k * S + i, so these run every layout. Special values as
-// in kernel.cuh.
+// read at in_off(o) + k * S + i, so these run every layout (SliceParams,
+// strided.cuh). Special values as in kernel.cuh.
 #pragma once
 
 #include <cstdint>
 
-#include "runtime/gpu/device_traits.cuh"
-#include "runtime/gpu/gpu_common.cuh"
-#include "runtime/gpu/gpu_reduce.cuh"
 #include "ops/softmax/nvidia/kernel.cuh"
+#include "ops/softmax/nvidia/strided.cuh"
 
 namespace oprt::softmax::gpu_kernels {
 
@@ -115,6 +113,34 @@ softmax_online_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams
         for (int64_t k = lane; k < L; k += dev::kWarpSize)
             out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - ms.a) * inv);
     });
+}
+
+// ---- Launchers -------------------------------------------------------------------
+
+// Step 1 keeps every slice's max and sum between its passes: the workspace's floats.
+inline size_t three_pass_workspace(int64_t slices) { return size_t(2 * slices) * sizeof(float); }
+
+template <typename T>
+void launch_three_pass(const T *in, T *out, float *workspace, const SliceParams &q, dev::stream_t stream) {
+    const int64_t slices = q.outer * q.inner;
+    float *m = workspace, *s = m + slices;
+    const unsigned blocks = grid_of(gpu::ceil_div(slices, kLadderWarpThreads));  // a thread a slice
+    softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
+    softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
+    softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
+}
+
+// Steps 2 and 3: a warp a slice.
+inline unsigned warp_slice_blocks(const SliceParams &q) {
+    return grid_of(gpu::ceil_div(q.outer * q.inner, kLadderWarpThreads / dev::kWarpSize));
+}
+template <typename T>
+void launch_warp_fused(const T *in, T *out, const SliceParams &q, dev::stream_t stream) {
+    softmax_warp_fused_kernel<T><<<warp_slice_blocks(q), kLadderWarpThreads, 0, stream>>>(in, out, q);
+}
+template <typename T>
+void launch_online(const T *in, T *out, const SliceParams &q, dev::stream_t stream) {
+    softmax_online_kernel<T><<<warp_slice_blocks(q), kLadderWarpThreads, 0, stream>>>(in, out, q);
 }
 
 }  // namespace oprt::softmax::gpu_kernels

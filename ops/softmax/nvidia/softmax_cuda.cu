@@ -1,7 +1,9 @@
-// softmax on NVIDIA GPUs: the plan (kernel choice at descriptor creation) and
-// the launches. Kernels: rows_registers.cuh, kernel.cuh, bulk_kernel.cuh,
-// ladder.cuh; design and measurements: docs/kernels/softmax.md.
-// P = elements per 16-byte vector (4 f32, 8 16-bit).
+// softmax on NVIDIA GPUs: the plan (the kernel chosen at descriptor
+// creation, from the tables and thresholds here) and the dispatch of its
+// launch. The kernel families, each with its launch struct and launcher:
+// rows_registers.cuh, rows_streamed.cuh, rows_bulk.cuh, strided.cuh and
+// ladder.cuh (kernel.cuh: what they share); design and measurements:
+// docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
 //     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 f32 /
 //                                             8192 16-bit columns)
@@ -11,7 +13,7 @@
 //                                             a block per row, two passes
 //     then on sm_90 (bulk_faster: 16-bit from 2048 columns, f32 beyond 16384,
 //     unless a measured kRegisterRows entry takes the row) -> the bulk-copy ring
-//     (bulk_kernel.cuh): a row per block (16-bit rows of up to 8192 with the
+//     (rows_bulk.cuh): a row per block (16-bit rows of up to 8192 with the
 //     exps in registers, from 4096 in blocks of two rows), or split over
 //     blocks that swap (max, sum), claiming rows with >= 16 row groups a wave.
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
@@ -21,13 +23,14 @@
 #include <cstdint>
 #include <iterator>
 
-#include "runtime/gpu/gpu_runtime.h"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/ladder.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
+#include "ops/softmax/nvidia/rows_streamed.cuh"
+#include "ops/softmax/nvidia/strided.cuh"
 #include "ops/softmax/softmax_backends.h"
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-#include "ops/softmax/nvidia/bulk_kernel.cuh"
+#include "ops/softmax/nvidia/rows_bulk.cuh"
 #endif
 
 namespace oprt::softmax::OPRT_GPU_BACKEND_NS {
@@ -38,16 +41,15 @@ using gpu::ceil_div;
 using gpu::clamp64;
 using gpu::kWorkspaceAlign;
 
-constexpr const char *kOp = "oprt_execute_softmax";
 constexpr const char *kPlanOp = "oprt_create_softmax_descriptor";
 
 // AxisPlan::kernel values, and what launch[] holds for each.
 enum Kernel : int32_t {
-    kRowsBlockSmem = 3,     // [0] threads, [1] elements of a row kept in shared memory
-    kRowsSplit = 4,         // [0] threads, [1] chunks per row, [2] chunk length
+    kRowsBlockSmem = 3,     // [0] elements of a row kept in shared memory
+    kRowsSplit = 4,         // [0] chunks per row, [1] chunk length
     kStridedThread = 5,
     kStridedTile = 6,       // [0] bx, [1] by
-    kRowsLong = 7,          // [0] threads
+    kRowsLong = 7,
     kThreePass = 8,         // the ladder's plain steps (ladder.cuh)
     kWarpFused = 9,
     kOnline = 10,
@@ -126,195 +128,42 @@ constexpr RegisterRows kRegisterRows[] = {
 };
 constexpr size_t kRegisterRowsCount = std::size(kRegisterRows);
 
-constexpr int kLongThreads = 1024;
-constexpr int kSplitThreads = 1024;
-constexpr int kSmemThreads = 512;  // rows_block_smem's __launch_bounds__: two blocks an SM
-constexpr int kStridedThreads = 256;
 constexpr int64_t kSplitBlocksPerSm = 2;  // 2 x 1024 threads fill an SM
 constexpr int64_t kSlicesPerSmForThreads = 512;
-constexpr size_t kStaticSmemReserve = 1024;  // block-reduction scratch beside the row
 
 int64_t esize_of(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 4 : 2; }
 int64_t round_up(int64_t v, int64_t m) { return ceil_div(v, m) * m; }
-unsigned grid(int64_t blocks) { return unsigned(clamp64(blocks, 1, gpu::kMaxGridBlocks)); }
 
-// Bytes of shared memory a block has beside its static scratch.
-int64_t smem_room(const gpu::DeviceInfo &info) {
-    return int64_t(info.smem_per_block_optin) - int64_t(kStaticSmemReserve);
+// The block-per-row two-pass kernel: any row, no workspace.
+void plan_rows_long(AxisPlan &p) {
+    p.kernel = kRowsLong;
+    p.kernel_name = "rows_long_block_two_pass";
 }
 
-// f32 elements of a row one block can keep in shared memory (a multiple of P).
-int64_t smem_slice_capacity(const gpu::DeviceInfo &info, int64_t P) {
-    const int64_t bytes = smem_room(info);
-    return bytes > 0 ? bytes / int64_t(sizeof(float)) / P * P : 0;
-}
-
-// Blocks of `kernel` (threads, dynamic shared memory) resident at once on the device.
-oprt_status_t resident_blocks(const char *op, const void *kernel, int threads, size_t smem,
-                              const gpu::DeviceInfo &info, int64_t *blocks) {
-    int per_sm = 0;
-    const oprt_status_t s = gpu::resident_blocks_per_sm(op, kernel, threads, smem, &per_sm);
-    *blocks = int64_t(per_sm) * info.sm_count;
-    return s;
-}
-
-// Whether every row of in and out starts on an `align`-byte boundary: the
-// data pointers and every outer stride (in bytes) are multiples of it.
-bool rows_aligned(const AxisPlan &p, const void *in, const void *out, int64_t esize, int64_t align) {
-    if (!gpu::aligned_to(in, size_t(align)) || !gpu::aligned_to(out, size_t(align))) return false;
-    for (int d = 0; d < p.outer_ndim; ++d)
-        if (p.outer_shape[d] > 1 &&
-            ((p.in_outer_strides[d] * esize) % align != 0 || (p.out_outer_strides[d] * esize) % align != 0))
-            return false;
-    return true;
-}
-
-// Launches entry `entry` of kRegisterRows: one instance of the kernel per entry of T's size.
-template <typename T, size_t I = 0>
-oprt_status_t launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, bool aligned,
-                                         const gpu::OuterIndex &ix, dev::stream_t stream) {
-    if constexpr (I < kRegisterRowsCount) {
-        constexpr RegisterRows e = kRegisterRows[I];
-        if constexpr (e.esize == int64_t(sizeof(T))) {
-            static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
-            static_assert(e.vecs * gpu::vector_width<T>() <= 72, "at most 72 values a thread");
-            if (entry == I) {
-                int64_t max_blocks = gpu::kMaxGridBlocks;
-                if constexpr (e.stages >= 2) {  // the persistent form: the blocks resident at once
-                    auto *kernel =
-                        register_rows_kernel<T, e.threads, e.vecs, e.min_blocks, e.stages>(rows, L, aligned, ix);
-                    gpu::DeviceInfo info;
-                    oprt_status_t s = gpu::current_device(kOp, &info);
-                    if (s == OPRT_SUCCESS)
-                        s = resident_blocks(kOp, reinterpret_cast<const void *>(kernel),
-                                            register_rows_block<e.threads>(), 0, info, &max_blocks);
-                    if (s != OPRT_SUCCESS) return s;
-                }
-                launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.stages>(in, out, rows, L, aligned, ix,
-                                                                                  stream, max_blocks);
-                return OPRT_SUCCESS;
-            }
-        }
-        return launch_register_rows_entry<T, I + 1>(entry, in, out, rows, L, aligned, ix, stream);
-    }
-    return OPRT_SUCCESS;
-}
-
-template <typename T>
-oprt_status_t launch_block_smem(const AxisPlan &p, const T *in, T *out, const gpu::OuterIndex &ix,
-                                dev::stream_t stream) {
-    gpu::DeviceInfo info;
-    oprt_status_t s = gpu::current_device(kOp, &info);
-    if (s != OPRT_SUCCESS) return s;
-    SmemRows q;
-    q.rows = p.outer;
-    q.L = p.axis_len;
-    q.ix = ix;
-    // The cached part must fit this device's shared memory (planned on
-    // another GPU, the rest streams twice: the same results).
-    const int64_t cap = smem_slice_capacity(info, gpu::vector_width<T>());
-    q.cached = p.launch[1] < cap ? p.launch[1] : cap;
-    const size_t smem = size_t(q.cached) * sizeof(float);
-    const void *kernel = reinterpret_cast<const void *>(&softmax_rows_smem_kernel<T>);
-    if ((s = gpu::allow_dynamic_smem(kOp, kernel, smem)) != OPRT_SUCCESS) return s;
-    gpu::launch_overlapped(&softmax_rows_smem_kernel<T>, grid(q.rows), unsigned(p.launch[0]), smem, stream, in, out,
-                           q);
-    return OPRT_SUCCESS;
-}
-
-template <typename T>
-oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
-                          dev::stream_t stream);
-
-template <typename T>
-oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
-    const T *in = static_cast<const T *>(args.in0);
-    T *out = static_cast<T *>(args.out);
-    const gpu::OuterIndex ix = gpu::outer_index(p);
-    const int64_t L = p.axis_len, rows = p.outer;
-    switch (p.kernel) {
-    case kRowsBlockSmem: return launch_block_smem(p, in, out, ix, stream);
-    case kRowsRegisters:  // rows off 16-byte boundaries take the kernel's general form
-        return launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L,
-                                          rows_aligned(p, in, out, int64_t(sizeof(T)), gpu::kVectorBytes), ix, stream);
-    case kRowsBulk:
-    case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
-    case kRowsLong:
-        gpu::launch_overlapped(&softmax_rows_long_kernel<T>, grid(rows), kLongThreads, 0, stream, in, out, rows, L, ix);
-        return OPRT_SUCCESS;
-    case kRowsSplit: {
-        const unsigned threads = unsigned(p.launch[0]), blocks = grid(rows * p.launch[1]);
-        const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
-        F32Pair *stats = gpu::aligned_workspace<F32Pair>(args.workspace);
-        gpu::launch_overlapped(&softmax_rows_split_stats_kernel<T>, blocks, threads, 0, stream, in, stats, rows, L,
-                               chunks, chunk_len, ix);
-        gpu::launch_overlapped(&softmax_rows_split_write_kernel<T>, blocks, threads, 0, stream, in, out,
-                               static_cast<const F32Pair *>(stats), rows, L, chunks, chunk_len, ix);
-        return OPRT_SUCCESS;
-    }
-    default: break;
-    }
-    // The slice kernels: other layouts, and the ladder's plain steps.
-    SliceParams q;
-    q.outer = p.outer;
-    q.inner = p.inner;
-    q.L = L;
-    q.S_in = p.in_axis_stride;
-    q.S_out = p.out_axis_stride;
-    q.ix = ix;
-    const int64_t slices = p.outer * p.inner;
-    const unsigned warp_blocks = grid(ceil_div(slices, kLadderWarpThreads / dev::kWarpSize));  // a warp a slice
-    switch (p.kernel) {
-    case kStridedThread:
-        gpu::launch_overlapped(&softmax_strided_thread_kernel<T>, grid(ceil_div(slices, kStridedThreads)),
-                               kStridedThreads, 0, stream, in, out, q);
-        break;
-    case kStridedTile:
-        q.bx = int32_t(p.launch[0]);
-        q.by = int32_t(p.launch[1]);
-        q.tiles = ceil_div(p.inner, q.bx);
-        gpu::launch_overlapped(&softmax_strided_tile_kernel<T>, grid(p.outer * q.tiles), unsigned(q.bx * q.by), 0,
-                               stream, in, out, q);
-        break;
-    case kThreePass: {  // a thread a slice; every slice's max and sum in the workspace
-        float *m = gpu::aligned_workspace<float>(args.workspace), *s = m + slices;
-        const unsigned blocks = grid(ceil_div(slices, kLadderWarpThreads));
-        softmax_pass_max_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, q);
-        softmax_pass_sum_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, m, s, q);
-        softmax_pass_normalize_kernel<T><<<blocks, kLadderWarpThreads, 0, stream>>>(in, out, m, s, q);
-        break;
-    }
-    case kWarpFused: softmax_warp_fused_kernel<T><<<warp_blocks, kLadderWarpThreads, 0, stream>>>(in, out, q); break;
-    case kOnline: softmax_online_kernel<T><<<warp_blocks, kLadderWarpThreads, 0, stream>>>(in, out, q); break;
-    default: break;
-    }
-    return OPRT_SUCCESS;
-}
+// ---- Plan ----------------------------------------------------------------------
 
 // Rows longer than the register kernels take: see the table at the top.
 oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info, int64_t P) {
     const int64_t L = p.axis_len, sms = info.sm_count;
     auto plan_split = [&](int64_t target) {  // true when splitting gives more than one chunk per row
-        const int64_t max_chunks = ceil_div(L, int64_t(kSplitThreads) * P * 4);
+        const int64_t max_chunks = ceil_div(L, int64_t(kStreamThreads) * P * 4);
         int64_t chunks = clamp64(ceil_div(target, p.outer), 1, max_chunks);
         if (chunks <= 1) return false;
         const int64_t chunk_len = ceil_div(ceil_div(L, chunks), 256) * 256;
         chunks = ceil_div(L, chunk_len);
         p.kernel = kRowsSplit;
         p.kernel_name = "rows_long_split_two_pass";
-        p.launch[0] = kSplitThreads;
-        p.launch[1] = chunks;
-        p.launch[2] = chunk_len;
-        p.workspace_bytes = size_t(p.outer * chunks) * sizeof(F32Pair) + kWorkspaceAlign;
+        p.launch[0] = chunks;
+        p.launch[1] = chunk_len;
+        p.workspace_bytes = split_rows_workspace(p.outer, chunks) + kWorkspaceAlign;
         return true;
     };
     const int64_t split_target = kSplitBlocksPerSm * sms;
-    if (L <= smem_slice_capacity(info, P)) {  // one block's shared memory holds the row
+    if (L <= smem_row_capacity(info, P)) {  // one block's shared memory holds the row
         if (p.outer < sms && plan_split(split_target)) return OPRT_SUCCESS;
         p.kernel = kRowsBlockSmem;
         p.kernel_name = "rows_block_smem";
-        p.launch[0] = kSmemThreads;
-        p.launch[1] = round_up(L, P);
+        p.launch[0] = round_up(L, P);
         return OPRT_SUCCESS;
     }
     // The split's extra pass costs 16-bit rows more than idle SMs do: at 2^20
@@ -322,9 +171,7 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info, int64_t P
     // the block-per-row kernel against 1066 split.
     const int64_t split_below = P == 4 ? split_target : sms / 2;
     if (p.outer < split_below && plan_split(split_target)) return OPRT_SUCCESS;
-    p.kernel = kRowsLong;
-    p.kernel_name = "rows_long_block_two_pass";
-    p.launch[0] = kLongThreads;
+    plan_rows_long(p);
     return OPRT_SUCCESS;
 }
 
@@ -400,136 +247,6 @@ constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 // whole vectors keep the fixed groups: claimed, (2048, 50257) 81 -> 76%.
 constexpr int64_t kClaimMinRowGroups = 16;
 
-// Split rows keep in the workspace, all ones at every launch, an 8-byte
-// (max, sum) slot per slice of every row, then a 4-byte row counter per slice.
-size_t bulk_split_state_bytes(int64_t rows, int64_t chunks) {
-    return size_t(rows * chunks) * sizeof(unsigned long long) + size_t(chunks) * sizeof(unsigned);
-}
-
-// Vectors a thread of the ring's register form (kRowVecs) for whole rows of
-// `slice` elements on `threads` threads: 4, or 8 where 4 do not hold the row;
-// 0 where it cannot hold it (f32, more than kRowRegisterThreads threads).
-int row_register_vecs(int64_t esize, int64_t threads, int64_t slice) {
-    if (esize != 2 || threads > kRowRegisterThreads) return 0;
-    const int64_t per_thread = ceil_div(ceil_div(slice, gpu::kVectorBytes / esize), threads);
-    return per_thread <= 4 ? 4 : per_thread <= kRowRegisterMaxVecs ? kRowRegisterMaxVecs : 0;
-}
-
-// 16-bit rows of 12289-16384 elements fill the register form's 256 threads
-// at 8 vectors a thread (114 registers). Those blocks run where there are at
-// least this many rows for each of them resident (4.5 waves of two-row
-// blocks), the ring's 512 threads otherwise. H200 (2026-11-30), against the
-// ring: (4096, 16384) f16 76.4 -> 70.6 us, (8192, 16384) bf16 146.5 -> 135.3,
-// (4096, 16383) bf16 93.1 -> 84.1, (4096, 12289) bf16 80.0 -> 73.0; but
-// (2112, 16384) f16 39.0 -> 40.3 (4 waves), (1024, 16384) bf16 21.7 -> 22.8,
-// and rows of 12288 (192 threads) 55.6 -> 58.6.
-constexpr int64_t kWideRowRegisterRowsPerBlock = 9;
-bool enough_rows_for_wide_registers(int64_t rows, int64_t reg_resident) {
-    return rows >= kWideRowRegisterRowsPerBlock * reg_resident;
-}
-
-// Whether the ring runs whole rows (chunks == 1) in its register form. At 4
-// vectors a thread its 80 registers leave fewer blocks resident: where the
-// ring's blocks take every row in one wave and the register form's would
-// not, the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form;
-// H200, 2026-11-30); rows off 16-byte boundaries (heads) take it wherever it
-// fits. ring_resident, reg_resident: blocks resident at once.
-bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, bool heads,
-                        int64_t ring_resident, int64_t reg_resident) {
-    const int vecs = row_register_vecs(esize, threads, slice);
-    if (vecs == kRowRegisterMaxVecs) return enough_rows_for_wide_registers(rows, reg_resident);
-    return vecs > 0 && (heads || rows <= reg_resident || rows > ring_resident);
-}
-
-// The register form's instance for `vecs` (4 or kRowRegisterMaxVecs) vectors a thread.
-template <typename T, bool kHeads>
-auto row_registers_instance(int vecs) {
-    return vecs == kRowRegisterMaxVecs ? &softmax_rows_bulk_kernel<T, kRowRegisterMaxVecs, kHeads>
-                                       : &softmax_rows_bulk_kernel<T, 4, kHeads>;
-}
-
-// The plan's ring kernel for T, or (16-bit, vecs 4 or 8) its register form.
-template <typename T>
-const void *bulk_kernel_of(int vecs) {
-    if constexpr (sizeof(T) == 2)
-        if (vecs) return reinterpret_cast<const void *>(row_registers_instance<T, false>(vecs));
-    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
-}
-const void *bulk_kernel_for(oprt_dtype_t dtype, int vecs = 0) {
-    return dtype == OPRT_DTYPE_F16    ? bulk_kernel_of<dev::half_t>(vecs)
-           : dtype == OPRT_DTYPE_BF16 ? bulk_kernel_of<dev::bf16_t>(vecs)
-                                      : bulk_kernel_of<float>(0);
-}
-
-// Register-form rows from this size on run as a grid of blocks of two rows
-// each instead of one wave of blocks that loop over all rows: blocks that
-// leave let the block scheduler hand the next rows to the SMs that are
-// ahead. H200 (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us, (32768, 4096)
-// 150.5 -> 131.9, (4096, 8192) 40.1 -> 37.6; one row a block leaves nothing
-// to overlap with its load (40.4 us); rows of 4 KB lost ((16384, 2048) f16
-// 36.1 -> 45.7 us).
-constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
-
-// Whether every row of out sits at the same offset from a 16-byte boundary as
-// its row of in, both on element boundaries: the kHeads instances then split
-// every row at the same places in and out.
-bool rows_offsets_alike(const AxisPlan &p, const void *in, const void *out, int64_t esize) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
-    if (a % uintptr_t(esize) != 0 || b % uintptr_t(esize) != 0 || (a - b) % uintptr_t(gpu::kVectorBytes) != 0)
-        return false;
-    for (int d = 0; d < p.outer_ndim; ++d)
-        if (p.outer_shape[d] > 1 && ((p.in_outer_strides[d] - p.out_outer_strides[d]) * esize) % gpu::kVectorBytes != 0)
-            return false;
-    return true;
-}
-
-// Whole 16-bit rows in the ring's register form where bulk_row_registers says
-// so, or (heads: rows off 16-byte boundaries) wherever it fits; sets
-// *launched. ring_resident: the plain ring's resident blocks.
-template <typename T>
-oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
-                                        int64_t ring_resident, bool heads, const gpu::DeviceInfo &info,
-                                        dev::stream_t stream, bool *launched) {
-    const int64_t esize = int64_t(sizeof(T));
-    const int vecs = row_register_vecs(esize, threads, q.slice);
-    if (vecs == 0) return OPRT_SUCCESS;
-    auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
-    int64_t resident = 0;
-    const oprt_status_t s = resident_blocks(kOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
-    if (s != OPRT_SUCCESS) return s;
-    if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
-    q.row_groups = clamp64(resident, 1, q.rows);
-    if (q.slice * esize >= kShortLivedMinRowBytes && ceil_div(q.rows, 2) > q.row_groups)
-        q.row_groups = ceil_div(q.rows, 2);  // blocks of two rows each, in waves
-    gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
-    *launched = true;
-    return OPRT_SUCCESS;
-}
-
-// Split rows: the (max, sum) slots and the row counters set to all ones (no
-// slice published, no row claimed yet), then one cooperative launch of
-// q.row_groups * q.chunks blocks: every block resident at once, so a block
-// waiting for its row's other slices never waits for a block that cannot start.
-template <typename T>
-oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRows q, const ExecArgs &args,
-                                const T *in, T *out, int threads, size_t smem, dev::stream_t stream) {
-    q.partials = gpu::aligned_workspace<unsigned long long>(args.workspace);
-    q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
-    cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, bulk_split_state_bytes(q.rows, q.chunks), stream);
-    const char *what = "cudaMemsetAsync(softmax slice slots and row counters)";
-    if (e == cudaSuccess) {
-        cudaLaunchAttribute attr{};
-        attr.id = cudaLaunchAttributeCooperative;
-        attr.val.cooperative = 1;
-        const cudaLaunchConfig_t config{dim3(unsigned(q.row_groups * q.chunks)), dim3(unsigned(threads)), smem, stream,
-                                        &attr, 1};
-        e = cudaLaunchKernelEx(&config, kernel, in, out, q);
-        what = "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)";
-    }
-    if (e == cudaSuccess) return OPRT_SUCCESS;
-    (void)cudaGetLastError();
-    return gpu::runtime_error(kOp, what, int(e));
-}
 #endif
 
 // Replaces a dense-row plan by the bulk kernel where `use` says so and it
@@ -614,72 +331,10 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     return OPRT_SUCCESS;
 }
 
-template <typename T>
-oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
-                          dev::stream_t stream) {
-    gpu::DeviceInfo info;
-    oprt_status_t s = gpu::current_device(kOp, &info);
-    if (s != OPRT_SUCCESS) return s;
-#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
-    BulkRows q;
-    q.rows = p.outer;
-    q.L = p.axis_len;
-    q.chunks = p.launch[1];
-    q.slice = p.launch[2];
-    q.stages = int32_t(p.launch[3]);
-    q.ix = ix;
-    const int threads = int(p.launch[0]);
-    const size_t smem = size_t(q.stages * q.slice) * sizeof(T);
-    // Rows off 16-byte boundaries (or of a length that is not whole vectors),
-    // in and out alike, take the kHeads instances.
-    const int64_t esize = int64_t(sizeof(T));
-    const bool aligned = q.L % gpu::vector_width<T>() == 0 && rows_aligned(p, in, out, esize, gpu::bulk::kAlign);
-    if (aligned || rows_offsets_alike(p, in, out, esize)) {
-        const bool claimed = p.kernel == kRowsBulkClaimed;
-        auto *ring = aligned ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
-                             : (claimed ? &softmax_rows_bulk_kernel<T, 0, true, true> : &softmax_rows_bulk_kernel<T, 0, true>);
-        int64_t resident = 0;
-        if ((s = resident_blocks(kOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
-            OPRT_SUCCESS)
-            return s;
-        if (resident >= q.chunks) {
-            q.row_groups = clamp64(resident / q.chunks, 1, q.rows);
-            if (q.chunks > 1) return launch_bulk_split(ring, q, args, in, out, threads, smem, stream);
-            if constexpr (sizeof(T) == 2) {  // whole 16-bit rows: the register form where it fits
-                bool launched = false;
-                if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, !aligned, info, stream,
-                                                   &launched)) != OPRT_SUCCESS || launched)
-                    return s;
-            }
-            gpu::launch_overlapped(ring, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
-            return OPRT_SUCCESS;
-        }
-    }
-    // Otherwise (unaligned data the kHeads instances do not take, a device
-    // that cannot hold a split row's blocks at once): the dense-row kernels.
-#else
-    (void)in, (void)out, (void)ix;
-#endif
-    AxisPlan dense = p;
-    dense.workspace_bytes = 0;
-    if ((s = plan_dense_rows(dense, info, /*register_rows=*/true)) != OPRT_SUCCESS) return s;
-    if (dense.workspace_bytes > p.workspace_bytes) {
-        // Planned on a device unlike this one, the dense-row plan wants more
-        // workspace than the caller gives: the block-per-row two-pass kernel
-        // needs none and takes any row.
-        dense.kernel = kRowsLong;
-        dense.launch[0] = kLongThreads;
-        dense.workspace_bytes = 0;
-    }
-    return run_typed<T>(dense, args, stream);
-}
-
 oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     p.workspace_bytes = 0;
     if (p.in_numel == 0) {  // nothing will run; any valid choice
-        p.kernel = kRowsLong;
-        p.kernel_name = "rows_long_block_two_pass";
-        p.launch[0] = kLongThreads;
+        plan_rows_long(p);
         return OPRT_SUCCESS;
     }
     gpu::DeviceInfo info;
@@ -715,7 +370,7 @@ template <Kernel K>
 oprt_status_t plan_plain(AxisPlan &p) {
     p.kernel = K;
     p.kernel_name = K == kThreePass ? "three_pass" : K == kWarpFused ? "warp_fused" : "online";
-    p.workspace_bytes = K == kThreePass ? size_t(2 * p.outer * p.inner) * sizeof(float) + kWorkspaceAlign : 0;
+    p.workspace_bytes = K == kThreePass ? three_pass_workspace(p.outer * p.inner) + kWorkspaceAlign : 0;
     return OPRT_SUCCESS;
 }
 
@@ -747,6 +402,143 @@ const Variant<AxisPlan> kLadderSteps[] = {
 
 const VariantList<AxisPlan> ladder = {kLadderSteps, int(std::size(kLadderSteps))};
 
+// ---- Launch ----------------------------------------------------------------------
+namespace {
+
+// Launches entry `entry` of kRegisterRows: one instance of the kernel per entry of T's size.
+template <typename T, size_t I = 0>
+oprt_status_t launch_register_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, bool aligned,
+                                         const gpu::OuterIndex &ix, dev::stream_t stream) {
+    if constexpr (I < kRegisterRowsCount) {
+        constexpr RegisterRows e = kRegisterRows[I];
+        if constexpr (e.esize == int64_t(sizeof(T))) {
+            static_assert(register_rows_capacity<T>(e.threads, e.vecs) >= e.max_cols, "the entry holds its rows");
+            static_assert(e.vecs * gpu::vector_width<T>() <= 72, "at most 72 values a thread");
+            if (entry == I) {
+                int64_t max_blocks = gpu::kMaxGridBlocks;
+                if constexpr (e.stages >= 2) {  // the persistent form: the blocks resident at once
+                    auto *kernel =
+                        register_rows_kernel<T, e.threads, e.vecs, e.min_blocks, e.stages>(rows, L, aligned, ix);
+                    gpu::DeviceInfo info;
+                    oprt_status_t s = gpu::current_device(kExecuteOp, &info);
+                    if (s == OPRT_SUCCESS)
+                        s = resident_blocks(kExecuteOp, reinterpret_cast<const void *>(kernel),
+                                            register_rows_block<e.threads>(), 0, info, &max_blocks);
+                    if (s != OPRT_SUCCESS) return s;
+                }
+                launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.stages>(in, out, rows, L, aligned, ix,
+                                                                                  stream, max_blocks);
+                return OPRT_SUCCESS;
+            }
+        }
+        return launch_register_rows_entry<T, I + 1>(entry, in, out, rows, L, aligned, ix, stream);
+    }
+    return OPRT_SUCCESS;
+}
+
+template <typename T>
+oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream);
+
+// The ring where it takes the data; otherwise (rows off 16-byte boundaries
+// at differing offsets in and out, a device that cannot hold a split row's
+// blocks at once) the dense-row kernels.
+template <typename T>
+oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
+                          dev::stream_t stream) {
+#if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
+    const int64_t esize = int64_t(sizeof(T));
+    const bool aligned = p.axis_len % gpu::vector_width<T>() == 0 && rows_aligned(ix, in, out, esize, gpu::bulk::kAlign);
+    if (aligned || rows_offsets_alike(ix, in, out, esize)) {
+        BulkRows q;
+        q.rows = p.outer;
+        q.L = p.axis_len;
+        q.chunks = p.launch[1];
+        q.slice = p.launch[2];
+        q.stages = int32_t(p.launch[3]);
+        q.ix = ix;
+        bool launched = false;
+        const oprt_status_t s = launch_rows_bulk(in, out, q, int(p.launch[0]), p.kernel == kRowsBulkClaimed,
+                                                 !aligned, args.workspace, stream, &launched);
+        if (s != OPRT_SUCCESS || launched) return s;
+    }
+#else
+    (void)in, (void)out, (void)ix;
+#endif
+    gpu::DeviceInfo info;
+    oprt_status_t s = gpu::current_device(kExecuteOp, &info);
+    if (s != OPRT_SUCCESS) return s;
+    AxisPlan dense = p;
+    dense.workspace_bytes = 0;
+    if ((s = plan_dense_rows(dense, info, /*register_rows=*/true)) != OPRT_SUCCESS) return s;
+    if (dense.workspace_bytes > p.workspace_bytes) {
+        // Planned on a device unlike this one, the dense-row plan wants more
+        // workspace than the caller gives: the block-per-row two-pass kernel
+        // needs none and takes any row.
+        plan_rows_long(dense);
+        dense.workspace_bytes = 0;
+    }
+    return run_typed<T>(dense, args, stream);
+}
+
+// The slice kernels' geometry: other layouts, and the ladder's plain steps.
+SliceParams slice_params(const AxisPlan &p, const gpu::OuterIndex &ix) {
+    SliceParams q;
+    q.outer = p.outer;
+    q.inner = p.inner;
+    q.L = p.axis_len;
+    q.S_in = p.in_axis_stride;
+    q.S_out = p.out_axis_stride;
+    q.ix = ix;
+    return q;
+}
+
+template <typename T>
+oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t stream) {
+    const T *in = static_cast<const T *>(args.in0);
+    T *out = static_cast<T *>(args.out);
+    const gpu::OuterIndex ix = gpu::outer_index(p);
+    const int64_t L = p.axis_len, rows = p.outer;
+    switch (p.kernel) {
+    case kRowsRegisters:  // rows off 16-byte boundaries take the kernel's general form
+        return launch_register_rows_entry(size_t(p.launch[0]), in, out, rows, L,
+                                          rows_aligned(ix, in, out, int64_t(sizeof(T)), gpu::kVectorBytes), ix, stream);
+    case kRowsBlockSmem: {
+        SmemRows q;
+        q.rows = rows;
+        q.L = L;
+        q.cached = p.launch[0];
+        q.ix = ix;
+        return launch_rows_smem(in, out, q, stream);
+    }
+    case kRowsLong: launch_rows_long(in, out, rows, L, ix, stream); break;
+    case kRowsSplit: {
+        SplitRows q;
+        q.rows = rows;
+        q.L = L;
+        q.chunks = p.launch[0];
+        q.chunk_len = p.launch[1];
+        q.ix = ix;
+        launch_rows_split(in, out, gpu::aligned_workspace<F32Pair>(args.workspace), q, stream);
+        break;
+    }
+    case kRowsBulk:
+    case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
+    case kStridedThread: launch_strided_thread(in, out, slice_params(p, ix), stream); break;
+    case kStridedTile:
+        launch_strided_tile(in, out, slice_params(p, ix), int(p.launch[0]), int(p.launch[1]), stream);
+        break;
+    case kThreePass:
+        launch_three_pass(in, out, gpu::aligned_workspace<float>(args.workspace), slice_params(p, ix), stream);
+        break;
+    case kWarpFused: launch_warp_fused(in, out, slice_params(p, ix), stream); break;
+    case kOnline: launch_online(in, out, slice_params(p, ix), stream); break;
+    default: break;
+    }
+    return OPRT_SUCCESS;
+}
+
+}  // namespace
+
 oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     oprt_status_t s;
     dev::stream_t stream = static_cast<dev::stream_t>(args.stream);
@@ -757,7 +549,7 @@ oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     default: s = OPRT_ERR_UNSUPPORTED_DTYPE; break;
     }
     if (s != OPRT_SUCCESS) return s;
-    return gpu::check_launch(kOp, p.kernel_name);
+    return gpu::check_launch(kExecuteOp, p.kernel_name);
 }
 
 }  // namespace oprt::softmax::OPRT_GPU_BACKEND_NS

@@ -17,6 +17,7 @@
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
+#include "ops/softmax/nvidia/rows_streamed.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
 namespace sm = oprt::softmax::gpu_kernels;

@@ -1,6 +1,7 @@
-// softmax of dense rows loaded by bulk asynchronous copies (sm_90, NVIDIA
-// only; softmax_cuda.cu includes it where OPRT_DEVICE_HAS_BULK_COPY_LAUNCH is
-// 1; design: docs/kernels/softmax.md, step 5).
+// softmax of dense rows loaded by bulk asynchronous copies, its launch
+// struct (BulkRows) and launcher (sm_90, NVIDIA only; softmax_cuda.cu
+// includes it where OPRT_DEVICE_HAS_BULK_COPY_LAUNCH is 1; design:
+// docs/kernels/softmax.md, step 5).
 //
 // HBM is read once and written once, with several slices in flight: each
 // block owns a slice of a row (the whole row, or one of `chunks`) and a ring
@@ -620,6 +621,172 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         b = next_b;
     }
 #endif
+}
+
+
+// ---- Host side: the rules the plan and the launch share, and the launchers ----------
+
+// Split rows keep in the workspace, all ones at every launch, an 8-byte
+// (max, sum) slot per slice of every row, then a 4-byte row counter per slice.
+inline size_t bulk_split_state_bytes(int64_t rows, int64_t chunks) {
+    return size_t(rows * chunks) * sizeof(unsigned long long) + size_t(chunks) * sizeof(unsigned);
+}
+
+// Vectors a thread of the ring's register form (kRowVecs) for whole rows of
+// `slice` elements on `threads` threads: 4, or 8 where 4 do not hold the row;
+// 0 where it cannot hold it (f32, more than kRowRegisterThreads threads).
+inline int row_register_vecs(int64_t esize, int64_t threads, int64_t slice) {
+    if (esize != 2 || threads > kRowRegisterThreads) return 0;
+    const int64_t per_thread = gpu::ceil_div(gpu::ceil_div(slice, gpu::kVectorBytes / esize), threads);
+    return per_thread <= 4 ? 4 : per_thread <= kRowRegisterMaxVecs ? kRowRegisterMaxVecs : 0;
+}
+
+// 16-bit rows of 12289-16384 elements fill the register form's 256 threads
+// at 8 vectors a thread (114 registers). Those blocks run where there are at
+// least this many rows for each of them resident (4.5 waves of two-row
+// blocks), the ring's 512 threads otherwise. H200 (2026-11-30), against the
+// ring: (4096, 16384) f16 76.4 -> 70.6 us, (8192, 16384) bf16 146.5 -> 135.3,
+// (4096, 16383) bf16 93.1 -> 84.1, (4096, 12289) bf16 80.0 -> 73.0; but
+// (2112, 16384) f16 39.0 -> 40.3 (4 waves), (1024, 16384) bf16 21.7 -> 22.8,
+// and rows of 12288 (192 threads) 55.6 -> 58.6.
+constexpr int64_t kWideRowRegisterRowsPerBlock = 9;
+inline bool enough_rows_for_wide_registers(int64_t rows, int64_t reg_resident) {
+    return rows >= kWideRowRegisterRowsPerBlock * reg_resident;
+}
+
+// Whether the ring runs whole rows (chunks == 1) in its register form. At 4
+// vectors a thread its 80 registers leave fewer blocks resident: where the
+// ring's blocks take every row in one wave and the register form's would
+// not, the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form;
+// H200, 2026-11-30); rows off 16-byte boundaries (heads) take it wherever it
+// fits. ring_resident, reg_resident: blocks resident at once.
+inline bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, bool heads,
+                        int64_t ring_resident, int64_t reg_resident) {
+    const int vecs = row_register_vecs(esize, threads, slice);
+    if (vecs == kRowRegisterMaxVecs) return enough_rows_for_wide_registers(rows, reg_resident);
+    return vecs > 0 && (heads || rows <= reg_resident || rows > ring_resident);
+}
+
+// The register form's instance for `vecs` (4 or kRowRegisterMaxVecs) vectors a thread.
+template <typename T, bool kHeads>
+auto row_registers_instance(int vecs) {
+    return vecs == kRowRegisterMaxVecs ? &softmax_rows_bulk_kernel<T, kRowRegisterMaxVecs, kHeads>
+                                       : &softmax_rows_bulk_kernel<T, 4, kHeads>;
+}
+
+// The plan's ring kernel for T, or (16-bit, vecs 4 or 8) its register form.
+template <typename T>
+const void *bulk_kernel_of(int vecs) {
+    if constexpr (sizeof(T) == 2)
+        if (vecs) return reinterpret_cast<const void *>(row_registers_instance<T, false>(vecs));
+    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
+}
+inline const void *bulk_kernel_for(oprt_dtype_t dtype, int vecs = 0) {
+    return dtype == OPRT_DTYPE_F16    ? bulk_kernel_of<dev::half_t>(vecs)
+           : dtype == OPRT_DTYPE_BF16 ? bulk_kernel_of<dev::bf16_t>(vecs)
+                                      : bulk_kernel_of<float>(0);
+}
+
+// Register-form rows from this size on run as a grid of blocks of two rows
+// each instead of one wave of blocks that loop over all rows: blocks that
+// leave let the block scheduler hand the next rows to the SMs that are
+// ahead. H200 (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us, (32768, 4096)
+// 150.5 -> 131.9, (4096, 8192) 40.1 -> 37.6; one row a block leaves nothing
+// to overlap with its load (40.4 us); rows of 4 KB lost ((16384, 2048) f16
+// 36.1 -> 45.7 us).
+constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
+
+// Whether every row of out sits at the same offset from a 16-byte boundary as
+// its row of in, both on element boundaries: the kHeads instances then split
+// every row at the same places in and out.
+inline bool rows_offsets_alike(const OuterIndex &ix, const void *in, const void *out, int64_t esize) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+    if (a % uintptr_t(esize) != 0 || b % uintptr_t(esize) != 0 || (a - b) % uintptr_t(gpu::kVectorBytes) != 0)
+        return false;
+    for (int d = 0; d < ix.ndim; ++d)
+        if (ix.shape[d] > 1 && ((ix.in_strides[d] - ix.out_strides[d]) * esize) % gpu::kVectorBytes != 0)
+            return false;
+    return true;
+}
+
+// Whole 16-bit rows in the ring's register form where bulk_row_registers says
+// so, or (heads: rows off 16-byte boundaries) wherever it fits; sets
+// *launched. ring_resident: the plain ring's resident blocks.
+template <typename T>
+oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
+                                        int64_t ring_resident, bool heads, const gpu::DeviceInfo &info,
+                                        dev::stream_t stream, bool *launched) {
+    const int64_t esize = int64_t(sizeof(T));
+    const int vecs = row_register_vecs(esize, threads, q.slice);
+    if (vecs == 0) return OPRT_SUCCESS;
+    auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
+    int64_t resident = 0;
+    const oprt_status_t s = resident_blocks(kExecuteOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
+    if (s != OPRT_SUCCESS) return s;
+    if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
+    q.row_groups = gpu::clamp64(resident, 1, q.rows);
+    if (q.slice * esize >= kShortLivedMinRowBytes && gpu::ceil_div(q.rows, 2) > q.row_groups)
+        q.row_groups = gpu::ceil_div(q.rows, 2);  // blocks of two rows each, in waves
+    gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
+    *launched = true;
+    return OPRT_SUCCESS;
+}
+
+// Split rows: the (max, sum) slots and the row counters set to all ones (no
+// slice published, no row claimed yet), then one cooperative launch of
+// q.row_groups * q.chunks blocks: every block resident at once, so a block
+// waiting for its row's other slices never waits for a block that cannot start.
+template <typename T>
+oprt_status_t launch_bulk_split(void (*kernel)(const T *, T *, BulkRows), BulkRows q, void *workspace, const T *in,
+                                T *out, int threads, size_t smem, dev::stream_t stream) {
+    q.partials = gpu::aligned_workspace<unsigned long long>(workspace);
+    q.claims = reinterpret_cast<unsigned *>(q.partials + q.rows * q.chunks);
+    cudaError_t e = cudaMemsetAsync(q.partials, 0xFF, bulk_split_state_bytes(q.rows, q.chunks), stream);
+    const char *what = "cudaMemsetAsync(softmax slice slots and row counters)";
+    if (e == cudaSuccess) {
+        cudaLaunchAttribute attr{};
+        attr.id = cudaLaunchAttributeCooperative;
+        attr.val.cooperative = 1;
+        const cudaLaunchConfig_t config{dim3(unsigned(q.row_groups * q.chunks)), dim3(unsigned(threads)), smem, stream,
+                                        &attr, 1};
+        e = cudaLaunchKernelEx(&config, kernel, in, out, q);
+        what = "cudaLaunchKernelEx(softmax_rows_bulk_kernel, cooperative)";
+    }
+    if (e == cudaSuccess) return OPRT_SUCCESS;
+    (void)cudaGetLastError();
+    return gpu::runtime_error(kExecuteOp, what, int(e));
+}
+// Runs q's rows on the ring (q: rows, L, chunks, slice, stages, ix; threads
+// and claimed: the plan's). heads: rows off 16-byte boundaries or not whole
+// vectors, in and out at the same offset (rows_offsets_alike), for the kHeads
+// instances. *launched stays false where this device cannot hold every block
+// of a split row at once: the caller then runs the dense-row kernels.
+template <typename T>
+oprt_status_t launch_rows_bulk(const T *in, T *out, BulkRows q, int threads, bool claimed, bool heads, void *workspace,
+                               dev::stream_t stream, bool *launched) {
+    gpu::DeviceInfo info;
+    oprt_status_t s = gpu::current_device(kExecuteOp, &info);
+    if (s != OPRT_SUCCESS) return s;
+    const size_t smem = size_t(q.stages * q.slice) * sizeof(T);
+    auto *ring = !heads ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
+                        : (claimed ? &softmax_rows_bulk_kernel<T, 0, true, true> : &softmax_rows_bulk_kernel<T, 0, true>);
+    int64_t resident = 0;
+    if ((s = resident_blocks(kExecuteOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
+        OPRT_SUCCESS)
+        return s;
+    if (resident < q.chunks) return OPRT_SUCCESS;
+    *launched = true;
+    q.row_groups = gpu::clamp64(resident / q.chunks, 1, q.rows);
+    if (q.chunks > 1) return launch_bulk_split(ring, q, workspace, in, out, threads, smem, stream);
+    if constexpr (sizeof(T) == 2) {  // whole 16-bit rows: the register form where it fits
+        bool in_registers = false;
+        if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, heads, info, stream, &in_registers)) !=
+                OPRT_SUCCESS ||
+            in_registers)
+            return s;
+    }
+    gpu::launch_overlapped(ring, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
+    return OPRT_SUCCESS;
 }
 
 }  // namespace oprt::softmax::gpu_kernels
