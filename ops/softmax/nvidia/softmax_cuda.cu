@@ -58,6 +58,8 @@ enum Kernel : int32_t {
     kRowsRegisters = 13,    // [0] entry of kRegisterRows
 };
 
+// ---- Plan ----------------------------------------------------------------------
+
 // The shapes of rows_registers.cuh for dense rows: the first entry of the
 // element size whose band (min_cols, max_cols] holds the row length and
 // whose max_rows_per_sm (0: none) the rows stay within takes it. Bounded
@@ -139,8 +141,6 @@ void plan_rows_long(AxisPlan &p) {
     p.kernel = kRowsLong;
     p.kernel_name = "rows_long_block_two_pass";
 }
-
-// ---- Plan ----------------------------------------------------------------------
 
 // Rows longer than the register kernels take: see the table at the top.
 oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info, int64_t P) {
