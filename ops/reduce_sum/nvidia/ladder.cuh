@@ -1,7 +1,7 @@
 // The plain steps of the reduce_sum kernel ladder (oprt_list_reduce_sum_variants):
 //   smem_tree     one block per output, scalar loads, a shared-memory tree
 //   warp_shuffle  one warp per output, scalar loads, a shuffle butterfly
-// then the plan's own kernels (kernel.cuh): vec16 (16-byte loads, a warp or a
+// then the plan's own kernels (rows.cuh): vec16 (16-byte loads, a warp or a
 // block per row) and multi_block (rows split over several blocks when few rows
 // cannot fill the GPU). Both plain kernels read element (o, k, i) at
 // in_off(o) + k * S + i, so they run every layout the operator accepts; they
@@ -10,9 +10,7 @@
 
 #include <cstdint>
 
-#include "runtime/gpu/device_traits.cuh"
-#include "runtime/gpu/gpu_common.cuh"
-#include "runtime/gpu/gpu_reduce.cuh"
+#include "ops/reduce_sum/nvidia/kernel.cuh"
 
 namespace oprt::reduce_sum::gpu_kernels {
 
@@ -79,6 +77,20 @@ reduce_warp_shuffle_kernel(const T *__restrict__ in, T *__restrict__ out, SliceS
         acc = gpu::warp_allreduce(acc, gpu::SumOp{});
         if (t < n && lane == 0) out[oo + i] = dev::from_f32<T>(acc);
     }
+}
+
+// ---- Launchers -------------------------------------------------------------------
+
+template <typename T>
+void launch_smem_tree(const T *in, T *out, const SliceSum &q, dev::stream_t stream) {
+    reduce_smem_tree_kernel<T><<<grid_of(q.outer * q.inner), kSmemTreeThreads, 0, stream>>>(in, out, q);
+}
+
+template <typename T>
+void launch_warp_shuffle(const T *in, T *out, const SliceSum &q, dev::stream_t stream) {
+    const int64_t warps = kWarpShuffleThreads / dev::kWarpSize;  // a warp an output
+    reduce_warp_shuffle_kernel<T><<<grid_of(gpu::ceil_div(q.outer * q.inner, warps)), kWarpShuffleThreads, 0, stream>>>(
+        in, out, q);
 }
 
 }  // namespace oprt::reduce_sum::gpu_kernels

@@ -1,5 +1,7 @@
 // reduce_sum on NVIDIA GPUs: kernel choice at descriptor creation (plan) and
-// launches at execute (run). Kernels live in kernel.cuh.
+// the dispatch of its launch at execute (run). The kernel families, each with
+// its launchers: rows.cuh, inner.cuh, ladder.cuh (kernel.cuh: what they share,
+// the empty-axis and strided kernels).
 //
 // Choice, in this order (W = elements per 16-byte vector; "few rows": fewer
 // than 4 per SM):
@@ -38,9 +40,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "runtime/gpu/gpu_runtime.h"
+#include "ops/reduce_sum/nvidia/inner.cuh"
 #include "ops/reduce_sum/nvidia/kernel.cuh"
 #include "ops/reduce_sum/nvidia/ladder.cuh"
+#include "ops/reduce_sum/nvidia/rows.cuh"
 #include "ops/reduce_sum/reduce_sum_backends.h"
 
 namespace oprt::reduce_sum::OPRT_GPU_BACKEND_NS {
@@ -49,10 +52,8 @@ namespace {
 using namespace oprt::reduce_sum::gpu_kernels;
 using gpu::ceil_div;
 using gpu::clamp64;
-using gpu::kMaxGridBlocks;
 using gpu::next_pow2;
 
-constexpr const char *kOp = "oprt_execute_reduce_sum";
 constexpr const char *kPlanOp = "oprt_create_reduce_sum_descriptor";
 
 // AxisPlan::kernel values. launch[] holds, per kernel:
@@ -80,10 +81,7 @@ enum Kernel : int32_t {
     kWarpShuffle = 10, // ladder step "warp_shuffle" (ladder.cuh)
 };
 
-constexpr int kGroupThreads = 256;
 constexpr int kInnerThreads = 512;
-constexpr int kFinalizeThreads = 1024;
-constexpr int kStridedThreads = 256;
 constexpr int64_t kVectorsPerLane = 8;       // a row up to this many vectors per lane fits one warp
 constexpr int64_t kBlockRowVectorsPerThread = 8;
 constexpr int64_t kSplitMinRow = 16384;      // shorter rows are never split
@@ -161,7 +159,6 @@ constexpr int64_t kMinChunkRows = 16;
 constexpr int64_t kSweepMinElements = int64_t(1) << 20;
 constexpr int64_t kSweepMaxElements = int64_t(1) << 26;
 constexpr int64_t kSweepWideElements = int64_t(1) << 22;
-constexpr int kSweepBatch = 4;
 // Flight tiles (reduce_inner_tile_kernel, R = 16 or 8): outer 1, at least 2^22 and
 // under 2^24 elements (measured at 2^23), an axis and an inner run of at least 128 each, whole
 // 16-byte columns. 256 threads; 8 threads across (128-byte tile rows) when
@@ -176,7 +173,6 @@ constexpr int64_t kFlightMinElements = int64_t(1) << 22;
 constexpr int64_t kFlightMaxElements = int64_t(1) << 24;
 constexpr int64_t kFlightMinSide = 128;
 constexpr int kFlightThreads = 256;
-int flight_rows(int64_t W, int64_t chunks) { return W == 4 && chunks == 1 ? 8 : 16; }
 // Flight warps (reduce_inner_flight_warp_kernel): 16-bit, outer 1, whole
 // 16-byte columns, 2^22 to under 2^24 elements, an axis of kFlightWarpMinAxis
 // to kFlightWarpMaxAxis rows under a longer inner run (the flight tiles' one-pass
@@ -192,8 +188,6 @@ int flight_rows(int64_t W, int64_t chunks) { return W == 4 && chunks == 1 ? 8 : 
 constexpr int64_t kFlightWarpMaxAxis = 128;
 constexpr int64_t kFlightWarpMinAxis = 120;
 constexpr int kFlightWarpThreads = 256;
-constexpr int kFlightWarpRows = 8;       // G
-constexpr int kFlightWarpInFlight = 16;  // R
 // Column sweep (reduce_inner_column_sweep_kernel, then the row kernel over each
 // column's P partials, as split rows' second pass): 16-bit, outer 1, a dense
 // inner run (axis stride == inner) of exactly kColumnSweepInner elements (16
@@ -205,13 +199,9 @@ constexpr int kFlightWarpInFlight = 16;  // R
 // widths and f32 keep the flight tiles (not measured).
 constexpr int64_t kColumnSweepInner = 128;
 constexpr int kColumnSweepThreads = 512;
-constexpr int kColumnSweepBatch = 4;
 static_assert(kColumnSweepThreads % (kColumnSweepInner / 8) == 0 &&
                   ((kColumnSweepInner / 8) & (kColumnSweepInner / 8 - 1)) == 0,
               "a row's vectors: a power of two that divides the block");
-constexpr int64_t kFinalizeRowBytes = 128;
-constexpr int64_t kFinalizeRowsPerThread = 4;
-constexpr int64_t kFinalizeMinThreads = 256;
 
 // Workspace pointers are rounded up to a vector boundary; plans ask for the slack.
 using gpu::kWorkspaceAlign;
@@ -220,12 +210,6 @@ int64_t elems_per_vector(oprt_dtype_t dtype) { return dtype == OPRT_DTYPE_F32 ? 
 
 // Rows of length L with W elements per vector: lanes per row (group) or block
 // size and batch. `few`: fewer rows than kSplitRowsBelowPerSm a SM.
-struct RowsChoice {
-    bool group;
-    int lanes;
-    int threads;
-    int batch;  // vectors in flight a thread (the block kernel's kBatch)
-};
 RowsChoice rows_choice(int64_t L, int64_t W, bool few) {
     const int64_t lane_vectors = few ? kFewRowsVectorsPerThread : kVectorsPerLane;
     if (L <= dev::kWarpSize * W * lane_vectors) {
@@ -246,11 +230,6 @@ RowsChoice rows_choice(int64_t L, int64_t W, bool few) {
     return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * kBlockRowVectorsPerThread)), 128, 512)), 8};
 }
 
-// bx x by tile of the inner kernel for `threads` threads and V-wide columns.
-struct TileShape {
-    int bx, by;
-    int64_t tiles;
-};
 // Chunks the axis of length L may be split into when by threads walk it:
 // at least kMinChunkRows rows per thread.
 int64_t max_axis_chunks(int64_t L, int64_t by) { return std::max<int64_t>(1, L / (by * kMinChunkRows)); }
@@ -265,23 +244,6 @@ TileShape tile_shape(int64_t inner, int V, int64_t elem_bytes, int threads, int6
     while (bx > min_bx && most_blocks(bx) < target) bx /= 2;
     return {int(bx), int(threads / bx), ceil_div(columns, bx)};
 }
-TileShape tile_of(int64_t inner, int V, int bx, int threads) {
-    return {bx, threads / bx, ceil_div(ceil_div(inner, V), bx)};
-}
-// Tile of the second pass over `rows` partial rows: the partials sit in L2, so
-// tile rows can be short (128 bytes: many blocks share the pass), and the tile
-// is as tall as gives each thread about kFinalizeRowsPerThread rows (one
-// round of loads). The first pass's 1 KB rows at 1024 threads gave (65536,
-// 1024) axis 0 four blocks of 33 rows a thread: 71.6 -> 68.9 us f32, 43.8 ->
-// 41.1 bf16 with this tile (H200, 2026-11-29).
-TileShape finalize_tile(int64_t inner, int V, int64_t rows) {
-    const int64_t columns = ceil_div(inner, V);
-    const int64_t min_bx = clamp64(kFinalizeRowBytes / (V * int64_t(sizeof(float))), 1, kFinalizeThreads);
-    const int64_t by = clamp64(next_pow2(ceil_div(rows, kFinalizeRowsPerThread)), 1, kFinalizeThreads / min_bx);
-    const int64_t bx = clamp64(std::max(min_bx, kFinalizeMinThreads / by), 1, next_pow2(columns));
-    return tile_of(inner, V, int(bx), int(bx * by));
-}
-
 bool divisible(const AxisPlan &p, int64_t v) {
     if (p.inner % v != 0) return false;
     if (p.axis_len > 1 && p.in_axis_stride % v != 0) return false;
@@ -290,119 +252,13 @@ bool divisible(const AxisPlan &p, int64_t v) {
     return true;
 }
 
-// Calls f(std::integral_constant<int, G>) for the runtime lane count g.
-template <int G, typename F>
-void with_lanes(int g, F f) {
-    if (g == G) {
-        f(std::integral_constant<int, G>{});
-    } else if constexpr (G > 1) {
-        with_lanes<G / 2>(g, f);
-    }
-}
-
-// Calls f(std::integral_constant<int, V>) for the runtime width v (<= MaxV).
-template <int MaxV, typename F>
-void with_vector_width(int v, F f) {
-    if constexpr (MaxV >= 8) {
-        if (v >= 8) return f(std::integral_constant<int, 8>{});
-    }
-    if (v >= 4) return f(std::integral_constant<int, 4>{});
-    if (v >= 2) return f(std::integral_constant<int, 2>{});
-    f(std::integral_constant<int, 1>{});
-}
-
-// Row sums of `rows` rows of length L (L >= 1) as `rc` says.
-template <typename Tin, typename Tout>
-void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const RowsChoice &rc, const gpu::OuterIndex &ix,
-                 dev::stream_t stream) {
-    if (rc.group) {
-        with_lanes<dev::kWarpSize>(rc.lanes, [&](auto lanes) {
-            constexpr int G = decltype(lanes)::value;
-            const int64_t blocks = clamp64(ceil_div(rows, kGroupThreads / G), 1, kMaxGridBlocks);
-            gpu::launch_overlapped(&reduce_rows_group_kernel<Tin, Tout, G>, unsigned(blocks), kGroupThreads, 0, stream,
-                                   in, out, rows, L, ix);
-        });
-        return;
-    }
-    const unsigned blocks = unsigned(clamp64(rows, 1, kMaxGridBlocks));
-    if constexpr (sizeof(Tin) == 2) {
-        if (rc.batch == 16) {
-            gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 16>, blocks, unsigned(rc.threads), 0, stream,
-                                   in, out, rows, L, ix);
-            return;
-        }
-    }
-    gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 8>, blocks, unsigned(rc.threads), 0, stream, in, out,
-                           rows, L, ix);
-}
-
-// The inner tile kernel's launch: q takes the tile's shape; a block per tile and
-// chunk, V floats of shared memory a thread. R rows in flight a thread: 4 (any
-// width V), or 8 or 16 (the flight tile, first passes: V = 16 bytes).
-template <typename Tin, typename Tout>
-void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V, int R, const TileShape &t,
-                  dev::stream_t stream) {
-    q.bx = t.bx;
-    q.by = t.by;
-    q.tiles = t.tiles;
-    const unsigned threads = unsigned(t.bx * t.by);
-    const dim3 grid(unsigned(clamp64(q.outer * q.tiles, 1, kMaxGridBlocks)), unsigned(q.chunks));
-    const size_t smem = size_t(threads) * size_t(V) * sizeof(float);
-    constexpr int W = gpu::vector_width<Tin>();
-    if constexpr (std::is_same_v<Tin, Tout>) {  // first passes only
-        if (R != 4 && V == W) {
-            auto *kernel =
-                R == 8 ? &reduce_inner_tile_kernel<Tin, Tout, W, 8> : &reduce_inner_tile_kernel<Tin, Tout, W, 16>;
-            gpu::launch_overlapped(kernel, grid, threads, smem, stream, in, out, partial, q);
-            return;
-        }
-    }
-    with_vector_width<W>(V, [&](auto width) {
-        constexpr int kV = decltype(width)::value;
-        gpu::launch_overlapped(&reduce_inner_tile_kernel<Tin, Tout, kV>, grid, threads, smem, stream, in, out,
-                               partial, q);
-    });
-}
-
 #if !OPRT_DEVICE_HAS_CLUSTER_LAUNCH
 // This toolchain (MetaX) cannot launch clusters; plans never choose a cluster
 // kernel here, so reaching a cluster launch is a plan bug, reported not hidden.
 oprt_status_t clusters_unavailable() {
-    return fail(OPRT_ERR_RUNTIME, "%s: a cluster kernel was planned but this build cannot launch clusters", kOp);
+    return fail(OPRT_ERR_RUNTIME, "%s: a cluster kernel was planned but this build cannot launch clusters", kExecuteOp);
 }
 #endif
-
-template <typename T>
-oprt_status_t launch_rows_cluster(const T *in, T *out, int64_t rows, int64_t L, int threads, int64_t C,
-                                  int64_t chunk_len, const gpu::OuterIndex &ix, dev::stream_t stream) {
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-    auto *kernel = &reduce_rows_cluster_kernel<T, T>;
-    oprt_status_t s;
-    if (C > 8 && (s = gpu::allow_large_clusters(kOp, reinterpret_cast<const void *>(kernel))) != OPRT_SUCCESS)
-        return s;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(clamp64(rows, 1, kMaxGridBlocks / C) * C), 1, 1);
-    config.blockDim = dim3(unsigned(threads), 1, 1);
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    cudaLaunchAttribute attr[2];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = unsigned(C);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = gpu::add_overlapped_attribute(attr, 1);
-    const cudaError_t e = cudaLaunchKernelEx(&config, kernel, in, out, rows, L, chunk_len, ix);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kOp, "cudaLaunchKernelEx(reduce_rows_cluster_kernel)", int(e));
-    }
-    return OPRT_SUCCESS;
-#else
-    (void)in, (void)out, (void)rows, (void)L, (void)threads, (void)C, (void)chunk_len, (void)ix, (void)stream;
-    return clusters_unavailable();
-#endif
-}
 
 // Whether `kernel` (a cluster kernel with static shared memory only) can run
 // here in clusters of C blocks of `threads` threads.
@@ -426,39 +282,15 @@ const void *rows_cluster_kernel(oprt_dtype_t dtype) {
     return nullptr;
 }
 
-// The inner tile kernel over p's axis with V-wide columns, bx of `threads`
-// across, R rows in flight a thread, the axis in `chunks` chunks: chunks > 1
-// write partial rows into the workspace and a second tile pass adds them.
-template <typename T>
-void run_inner_tiles(const AxisPlan &p, const T *in, T *out, void *workspace, const gpu::OuterIndex &ix, int V,
-                     int64_t chunks, int threads, int bx, int R, dev::stream_t stream) {
+// The inner-axis kernels' geometry (their launchers set the chunks).
+InnerParams inner_params(const AxisPlan &p, const gpu::OuterIndex &ix) {
     InnerParams q;
     q.outer = p.outer;
     q.inner = p.inner;
     q.L = p.axis_len;
     q.S = p.in_axis_stride;
-    q.chunks = chunks;
-    q.chunk_len = ceil_div(p.axis_len, chunks);
     q.ix = ix;
-    const TileShape t = tile_of(p.inner, V, bx, threads);
-    float *partial = chunks == 1 ? nullptr : gpu::aligned_workspace<float>(workspace);
-    launch_inner<T, T>(in, out, partial, q, V, R, t, stream);
-    if (chunks == 1) return;
-    // Second pass: partial is [chunks][outer][inner]; reduce its first axis,
-    // with tiles narrowed like the first pass's so many blocks share it.
-    InnerParams f;
-    f.outer = p.outer;
-    f.inner = p.inner;
-    f.L = chunks;
-    f.S = p.outer * p.inner;
-    f.chunks = 1;
-    f.chunk_len = chunks;
-    f.ix = ix;
-    f.ix.in_row_stride = p.inner;
-    int fv = 4;
-    while (fv > 1 && p.inner % fv != 0) fv /= 2;
-    const TileShape ft = finalize_tile(p.inner, fv, chunks);
-    launch_inner<float, T>(partial, out, nullptr, f, fv, 4, ft, stream);
+    return q;
 }
 
 template <typename T>
@@ -468,56 +300,28 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     const gpu::OuterIndex ix = gpu::outer_index(p);
     const int64_t L = p.axis_len;
     switch (p.kernel) {
-    case kZero: {
-        const int64_t blocks = clamp64(ceil_div(p.outer * p.inner, 256), 1, kMaxGridBlocks);
-        gpu::launch_overlapped(&reduce_zero_kernel<T>, unsigned(blocks), 256, 0, stream, out, p.outer, p.inner, ix);
-        return OPRT_SUCCESS;
-    }
+    case kZero: launch_zero(out, p.outer, p.inner, ix, stream); break;
     case kRowsGroup:
         launch_rows(in, out, p.outer, L, RowsChoice{true, int(p.launch[0]), kGroupThreads, 8}, ix, stream);
-        return OPRT_SUCCESS;
+        break;
     case kRowsBlock:
         launch_rows(in, out, p.outer, L, RowsChoice{false, 0, int(p.launch[0]), int(p.launch[1])}, ix, stream);
-        return OPRT_SUCCESS;
-    case kSweep: {
-        const int64_t P = p.launch[1];
-        float *partial = gpu::aligned_workspace<float>(args.workspace);
-        gpu::launch_overlapped(&reduce_sweep_kernel<T, kSweepBatch>, unsigned(P), unsigned(p.launch[0]), 0, stream,
-                               in, partial, L);
-        gpu::OuterIndex fix = ix;  // one row of P partials
-        fix.in_row_stride = P;
-        launch_rows<float, T>(partial, out, 1, P, rows_choice(P, 4, false), fix, stream);
-        return OPRT_SUCCESS;
-    }
-    case kRowsSplit: {
-        const unsigned threads = unsigned(p.launch[0]);
-        const int64_t chunks = p.launch[1], chunk_len = p.launch[2];
-        float *partial = gpu::aligned_workspace<float>(args.workspace);
-        const unsigned blocks = unsigned(clamp64(p.outer * chunks, 1, kMaxGridBlocks));
-        bool launched = false;
-        if constexpr (sizeof(T) == 2) {
-            if (p.launch[3] == 16) {
-                gpu::launch_overlapped(&reduce_rows_split_kernel<T, 16>, blocks, threads, 0, stream, in, partial,
-                                       p.outer, L, chunks, chunk_len, ix);
-                launched = true;
-            }
-        }
-        if (!launched)
-            gpu::launch_overlapped(&reduce_rows_split_kernel<T, 8>, blocks, threads, 0, stream, in, partial, p.outer,
-                                   L, chunks, chunk_len, ix);
-        gpu::OuterIndex fix = ix;  // partials of a row are dense, `chunks` apart
-        fix.in_row_stride = chunks;
-        launch_rows<float, T>(partial, out, p.outer, chunks, rows_choice(chunks, 4, false), fix, stream);
-        return OPRT_SUCCESS;
-    }
-    case kStrided: {
-        const int64_t blocks = clamp64(ceil_div(p.outer, kStridedThreads), 1, kMaxGridBlocks);
-        gpu::launch_overlapped(&reduce_strided_kernel<T>, unsigned(blocks), kStridedThreads, 0, stream, in, out, p.outer,
-                               L, p.in_axis_stride, ix);
-        return OPRT_SUCCESS;
-    }
+        break;
+    case kSweep:
+        launch_sweep(in, out, gpu::aligned_workspace<float>(args.workspace), L, int(p.launch[0]), p.launch[1],
+                     rows_choice(p.launch[1], 4, false), ix, stream);
+        break;
+    case kRowsSplit:
+        launch_rows_split(in, out, gpu::aligned_workspace<float>(args.workspace), p.outer, L, int(p.launch[0]),
+                          p.launch[1], p.launch[2], int(p.launch[3]), rows_choice(p.launch[1], 4, false), ix, stream);
+        break;
+    case kStrided: launch_strided(in, out, p.outer, L, p.in_axis_stride, ix, stream); break;
     case kRowsCluster:
+#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
         return launch_rows_cluster(in, out, p.outer, L, int(p.launch[0]), p.launch[1], p.launch[2], ix, stream);
+#else
+        return clusters_unavailable();
+#endif
     case kInnerTile:
     case kInnerFlight: {
         int V = int(p.launch[0]);
@@ -529,58 +333,35 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
             V = 1;
             R = 4;
         }
-        run_inner_tiles(p, in, out, args.workspace, ix, V, p.launch[1], threads, bx, R, stream);
-        return OPRT_SUCCESS;
+        launch_inner_tiles(in, out, args.workspace, inner_params(p, ix), V, p.launch[1], threads, bx, R, stream);
+        break;
     }
-    case kInnerFlightWarp: {
+    case kInnerFlightWarp:
         if constexpr (sizeof(T) == 2) {  // the plan's range: 16-bit only
             if (gpu::aligned_to(in, gpu::kVectorBytes)) {
-                constexpr int W = gpu::vector_width<T>();
-                constexpr int64_t columns_a_warp = dev::kWarpSize / kFlightWarpRows;
-                const int threads = int(p.launch[0]);
-                const int64_t warps = ceil_div(p.inner / W, columns_a_warp);
-                // A warp for every column group (the kernel does not loop): the
-                // plan's inner runs (under 2^24 elements) need under 2^16 blocks.
-                const int64_t blocks = ceil_div(warps, threads / dev::kWarpSize);
-                gpu::launch_overlapped(&reduce_inner_flight_warp_kernel<T, kFlightWarpInFlight, kFlightWarpRows>,
-                                       unsigned(blocks), unsigned(threads), 0, stream, in, out, L, p.in_axis_stride,
-                                       p.inner);
-                return OPRT_SUCCESS;
+                launch_flight_warp(in, out, L, p.in_axis_stride, p.inner, int(p.launch[0]), stream);
+                break;
             }
         }
         // Off a 16-byte boundary: the inner tile with scalar columns, one pass
         // (no workspace), as the flight tile's one-pass fallback.
-        run_inner_tiles(p, in, out, nullptr, ix, 1, 1, kFlightThreads, kFlightThreads, 4, stream);
-        return OPRT_SUCCESS;
-    }
+        launch_inner_tiles(in, out, nullptr, inner_params(p, ix), 1, 1, kFlightThreads, kFlightThreads, 4, stream);
+        break;
     case kInnerColumnSweep: {
-        constexpr int W = gpu::vector_width<T>();
         const int64_t P = p.launch[1];
         if constexpr (sizeof(T) == 2) {  // the plan's range: 16-bit only
             if (gpu::aligned_to(in, gpu::kVectorBytes)) {
-                const int threads = int(p.launch[0]);
-                float *partial = gpu::aligned_workspace<float>(args.workspace);
-                const int64_t rows = threads / std::max<int64_t>(p.inner / W, dev::kWarpSize);  // of column sums
-                const size_t smem = size_t(rows * p.inner) * sizeof(float);
-                gpu::launch_overlapped(&reduce_inner_column_sweep_kernel<T, kColumnSweepBatch>, unsigned(P),
-                                       unsigned(threads), smem, stream, in, partial, L, int(p.inner));
-                // Second pass: the row kernel over each column's row of P partials.
-                gpu::OuterIndex fix;
-                fix.ndim = 1;
-                fix.shape[0] = p.inner;
-                fix.in_strides[0] = P;
-                fix.out_strides[0] = 1;  // outer 1: the output's inner run from its start
-                fix.in_row_stride = P;
-                launch_rows<float, T>(partial, out, p.inner, P, rows_choice(P, 4, false), fix, stream);
-                return OPRT_SUCCESS;
+                launch_column_sweep(in, out, gpu::aligned_workspace<float>(args.workspace), L, p.inner,
+                                    int(p.launch[0]), P, rows_choice(P, 4, false), stream);
+                break;
             }
         }
         // Off a 16-byte boundary: the inner tile with scalar columns, the axis in
         // P chunks (their partial rows fill the same workspace), 8 vectors' worth
         // of columns across as the flight tile's split fallback.
-        run_inner_tiles(p, in, out, args.workspace, ix, 1, ceil_div(L, ceil_div(L, P)), kFlightThreads, 8 * W, 4,
-                        stream);
-        return OPRT_SUCCESS;
+        launch_inner_tiles(in, out, args.workspace, inner_params(p, ix), 1, ceil_div(L, ceil_div(L, P)), kFlightThreads,
+                           8 * gpu::vector_width<T>(), 4, stream);
+        break;
     }
     case kSmemTree:
     case kWarpShuffle: {
@@ -590,19 +371,13 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         q.L = L;
         q.S = p.in_axis_stride;
         q.ix = ix;
-        const int64_t outputs = p.outer * p.inner;
-        if (p.kernel == kSmemTree) {
-            reduce_smem_tree_kernel<T>
-                <<<unsigned(clamp64(outputs, 1, kMaxGridBlocks)), kSmemTreeThreads, 0, stream>>>(in, out, q);
-        } else {
-            const int64_t warps = kWarpShuffleThreads / dev::kWarpSize;
-            reduce_warp_shuffle_kernel<T><<<unsigned(clamp64(ceil_div(outputs, warps), 1, kMaxGridBlocks)),
-                                            kWarpShuffleThreads, 0, stream>>>(in, out, q);
-        }
-        return OPRT_SUCCESS;
+        if (p.kernel == kSmemTree) launch_smem_tree(in, out, q, stream);
+        else launch_warp_shuffle(in, out, q, stream);
+        break;
     }
-    default: return OPRT_SUCCESS;
+    default: break;
     }
+    return OPRT_SUCCESS;
 }
 
 }  // namespace
@@ -850,7 +625,7 @@ oprt_status_t run(const AxisPlan &p, const ExecArgs &args) {
     default: s = OPRT_ERR_UNSUPPORTED_DTYPE; break;
     }
     if (s != OPRT_SUCCESS) return s;
-    return gpu::check_launch(kOp, p.kernel_name);
+    return gpu::check_launch(kExecuteOp, p.kernel_name);
 }
 
 }  // namespace oprt::reduce_sum::OPRT_GPU_BACKEND_NS

@@ -721,7 +721,8 @@ oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int thr
     if (vecs == 0) return OPRT_SUCCESS;
     auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
     int64_t resident = 0;
-    const oprt_status_t s = resident_blocks(kExecuteOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
+    const oprt_status_t s =
+        resident_blocks(kExecuteOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
     if (s != OPRT_SUCCESS) return s;
     if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
     q.row_groups = gpu::clamp64(resident, 1, q.rows);
@@ -768,8 +769,9 @@ oprt_status_t launch_rows_bulk(const T *in, T *out, BulkRows q, int threads, boo
     oprt_status_t s = gpu::current_device(kExecuteOp, &info);
     if (s != OPRT_SUCCESS) return s;
     const size_t smem = size_t(q.stages * q.slice) * sizeof(T);
-    auto *ring = !heads ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
-                        : (claimed ? &softmax_rows_bulk_kernel<T, 0, true, true> : &softmax_rows_bulk_kernel<T, 0, true>);
+    auto *ring = !heads  ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
+                 : claimed ? &softmax_rows_bulk_kernel<T, 0, true, true>
+                           : &softmax_rows_bulk_kernel<T, 0, true>;
     int64_t resident = 0;
     if ((s = resident_blocks(kExecuteOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
         OPRT_SUCCESS)

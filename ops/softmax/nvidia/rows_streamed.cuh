@@ -275,7 +275,8 @@ oprt_status_t launch_rows_smem(const T *in, T *out, SmemRows q, dev::stream_t st
 
 template <typename T>
 void launch_rows_long(const T *in, T *out, int64_t rows, int64_t L, const OuterIndex &ix, dev::stream_t stream) {
-    gpu::launch_overlapped(&softmax_rows_long_kernel<T>, grid_of(rows), kStreamThreads, 0, stream, in, out, rows, L, ix);
+    gpu::launch_overlapped(&softmax_rows_long_kernel<T>, grid_of(rows), kStreamThreads, 0, stream, in, out, rows, L,
+                           ix);
 }
 
 // Split rows: `chunks` blocks a row, each of chunk_len elements (the last

@@ -447,7 +447,8 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
                           dev::stream_t stream) {
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
     const int64_t esize = int64_t(sizeof(T));
-    const bool aligned = p.axis_len % gpu::vector_width<T>() == 0 && rows_aligned(ix, in, out, esize, gpu::bulk::kAlign);
+    const bool aligned =
+        p.axis_len % gpu::vector_width<T>() == 0 && rows_aligned(ix, in, out, esize, gpu::bulk::kAlign);
     if (aligned || rows_offsets_alike(ix, in, out, esize)) {
         BulkRows q;
         q.rows = p.outer;

@@ -94,8 +94,8 @@ constexpr int kStridedThreads = 256;  // both kernels' __launch_bounds__
 
 template <typename T>
 void launch_strided_thread(const T *in, T *out, const SliceParams &q, dev::stream_t stream) {
-    gpu::launch_overlapped(&softmax_strided_thread_kernel<T>, grid_of(gpu::ceil_div(q.outer * q.inner, kStridedThreads)),
-                           kStridedThreads, 0, stream, in, out, q);
+    const unsigned blocks = grid_of(gpu::ceil_div(q.outer * q.inner, kStridedThreads));  // a thread a slice
+    gpu::launch_overlapped(&softmax_strided_thread_kernel<T>, blocks, kStridedThreads, 0, stream, in, out, q);
 }
 
 // Tiles of bx inner positions by `by` threads along the axis (bx * by <= kStridedThreads).

@@ -1,4 +1,4 @@
-// reduce_sum kernels (ops/reduce_sum/nvidia/kernel.cuh) launched directly, in
+// reduce_sum kernels (ops/reduce_sum/nvidia/rows.cuh, inner.cuh) launched directly, in
 // the geometries camp_reduce_sum_bench times, beyond the ones the plan picks
 // for the shapes of plan_paths_test.cc:
 //   16 vectors in flight a thread (kBatch = 16) in the block, split and
@@ -20,7 +20,8 @@
 #include <cuda_fp16.h>
 
 #include "op_cases.h"
-#include "ops/reduce_sum/nvidia/kernel.cuh"
+#include "ops/reduce_sum/nvidia/inner.cuh"
+#include "ops/reduce_sum/nvidia/rows.cuh"
 
 // Plain <<<>>> launches here (gpu::overlapped_launch_allowed, which the
 // kernel headers declare, is defined once for this binary in

@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "ops/reduce_sum/nvidia/kernel.cuh"
+#include "ops/reduce_sum/nvidia/rows.cuh"
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
 #include "ops/softmax/nvidia/rows_streamed.cuh"

@@ -7,7 +7,7 @@
 //         previous layer just wrote);
 //   dram  inputs rotated over >= 240 MiB (at most 4096 sets; a case that reads
 //         more has one set: its hot and dram figures are one measurement),
-// these candidates (kernels of ops/reduce_sum/nvidia/kernel.cuh, launched here):
+// these candidates (kernels of ops/reduce_sum/nvidia/rows.cuh and inner.cuh, launched here):
 //   plan            the library's choice (oprt_execute_reduce_sum; its kernel name);
 // rows (dim 1, and all elements as one row):
 //   group gG tT     reduce_rows_group_kernel: G lanes a row, T threads a block;
@@ -72,7 +72,8 @@
 
 #include "operator_runtime/api.h"
 #include "operator_runtime/ops/reduce_sum.h"
-#include "ops/reduce_sum/nvidia/kernel.cuh"
+#include "ops/reduce_sum/nvidia/inner.cuh"
+#include "ops/reduce_sum/nvidia/rows.cuh"
 #include "tests/cpp/nvidia/bench/sweep_common.cuh"
 #include "tests/cpp/nvidia/bench/graph_timing.cuh"
 
