@@ -11,6 +11,10 @@
 
 namespace oprt::softmax::gpu_kernels {
 
+// Threads a block: rows_block_smem's (two blocks an SM), the two-pass kernels'.
+constexpr int kSmemRowThreads = 512;
+constexpr int kStreamThreads = 1024;
+
 // ---- Streaming spans (rows longer than shared memory holds) ----------------------
 
 // Calls f(q, v) for this thread's 16-byte vectors v = x[q] of x[0..nv), q =
@@ -106,7 +110,7 @@ struct SmemRows {
 // reads back only the slots it wrote: no barrier for the row. (Split over a
 // cluster it measured slower, 32K to 2^20 columns: docs/kernels/softmax.md.)
 template <typename T>
-__global__ void __launch_bounds__(512)
+__global__ void __launch_bounds__(kSmemRowThreads)
 softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows p) {
     gpu::enter_overlapped_kernel();
     constexpr int P = gpu::vector_width<T>();
@@ -190,7 +194,7 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
 // L2: on the H200 this beats holding rows of 64K-128K columns in shared
 // memory, where one or two blocks per SM stall on every row's reductions.
 template <typename T>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kStreamThreads)
 softmax_rows_long_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
     gpu::enter_overlapped_kernel();
@@ -207,7 +211,7 @@ softmax_rows_long_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t 
 // Split long rows (few rows: every SM streams a chunk), first pass:
 // stats[row * chunks + c] = the running (max, sum) of chunk c.
 template <typename T>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kStreamThreads)
 softmax_rows_split_stats_kernel(const T *__restrict__ in, F32Pair *__restrict__ stats, int64_t rows,
                                 int64_t L, int64_t chunks, int64_t chunk_len, OuterIndex ix) {
     gpu::enter_overlapped_kernel();
@@ -227,7 +231,7 @@ softmax_rows_split_stats_kernel(const T *__restrict__ in, F32Pair *__restrict__ 
 // Second pass: each block joins its row's chunk stats (a fixed order: every
 // block of the row gets the same max and sum) and writes its chunk.
 template <typename T>
-__global__ void __launch_bounds__(1024)
+__global__ void __launch_bounds__(kStreamThreads)
 softmax_rows_split_write_kernel(const T *__restrict__ in, T *__restrict__ out,
                                 const F32Pair *__restrict__ stats, int64_t rows, int64_t L,
                                 int64_t chunks, int64_t chunk_len, OuterIndex ix) {
@@ -248,8 +252,6 @@ softmax_rows_split_write_kernel(const T *__restrict__ in, T *__restrict__ out,
 
 // ---- Launchers -------------------------------------------------------------------
 
-constexpr int kSmemRowThreads = 512;  // rows_block_smem's __launch_bounds__: two blocks an SM
-constexpr int kStreamThreads = 1024;  // the two-pass kernels' __launch_bounds__
 
 // f32 elements of a row one block can keep in shared memory (a multiple of P).
 inline int64_t smem_row_capacity(const gpu::DeviceInfo &info, int64_t P) {

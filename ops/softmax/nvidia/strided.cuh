@@ -9,6 +9,8 @@
 
 namespace oprt::softmax::gpu_kernels {
 
+constexpr int kStridedThreads = 256;  // a block of either kernel
+
 // Geometry of the slice kernels (these and the ladder's plain steps): slice
 // t = (o, i) of outer x inner, L elements apart by the axis strides.
 struct SliceParams {
@@ -35,7 +37,7 @@ struct SliceParams {
 // neighbouring inner positions, so each step along the axis is a coalesced
 // read; one running (max, sum) pass, one write pass.
 template <typename T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kStridedThreads)
 softmax_strided_thread_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams p) {
     gpu::enter_overlapped_kernel();
     for (int64_t t = gpu::global_thread_index(); t < p.outer * p.inner; t += gpu::grid_threads()) {
@@ -57,10 +59,10 @@ softmax_strided_thread_kernel(const T *__restrict__ in, T *__restrict__ out, Sli
 // the inner run (coalesced), by threads split the axis; their running pairs
 // meet in a fixed-order shared-memory tree, then each writes its share.
 template <typename T>
-__global__ void __launch_bounds__(256)
+__global__ void __launch_bounds__(kStridedThreads)
 softmax_strided_tile_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams p) {
     gpu::enter_overlapped_kernel();
-    __shared__ F32Pair pairs[256];
+    __shared__ F32Pair pairs[kStridedThreads];
     const int tx = int(threadIdx.x) % p.bx;
     const int ty = int(threadIdx.x) / p.bx;
     for (int64_t tile = blockIdx.x; tile < p.outer * p.tiles; tile += gridDim.x) {
@@ -90,7 +92,6 @@ softmax_strided_tile_kernel(const T *__restrict__ in, T *__restrict__ out, Slice
 
 // ---- Launchers -------------------------------------------------------------------
 
-constexpr int kStridedThreads = 256;  // both kernels' __launch_bounds__
 
 template <typename T>
 void launch_strided_thread(const T *in, T *out, const SliceParams &q, dev::stream_t stream) {
