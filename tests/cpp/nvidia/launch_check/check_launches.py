@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The launch check: the NVIDIA backend's host code run without a GPU.
+
+camp_launch_cases drives every operator through camp_ops_standin (the library's
+objects on a stand-in CUDA runtime that runs nothing and prints each launch).
+This script gives the stand-in each kernel's resources (registers, static
+shared memory, thread bound, parameter sizes: `cuobjdump` over the fatbins),
+runs the cases as each stand-in GPU, and checks every launch as the GPU would
+refuse it or as it could fault:
+
+- the kernel is one of the library's; grid and block within the limits; the
+  block within the kernel's thread bound and register file;
+- dynamic shared memory within what the kernel was allowed
+  (cudaFuncSetAttribute) and the GPU's per-block limit;
+- clusters divide the grid; a cooperative grid fits on the GPU at once;
+- every pointer among the arguments (8-byte words inside the cases' buffer
+  regions) lies within one of the case's buffers (its end included), and
+  every memset within the workspace;
+- no execute fails where the descriptor was created, and a ladder step
+  declines a case only as not supported.
+
+It prints one summary line per GPU and exits 1 on any problem. --log DIR
+keeps each GPU's launch log: two builds' logs diff to the launches a change
+of host code alters (none, for a change that moves code only).
+"""
+import argparse
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+GPUS = {  # as standin_cudart.cc: SMs, cc major, per-block shared memory limit, per-SM shared memory
+    "h200": (132, 9, 232448, 233472),
+    "h100-pcie": (114, 9, 232448, 233472),
+    "a100": (108, 8, 166912, 167936),
+}
+REGIONS = (0x7000 << 32, (0x7000 << 32) + (9 << 37))  # where the cases' buffers live (launch_cases.cc)
+
+
+def kernel_table(cuobjdump, library):
+    """name -> [registers, static shared memory, thread bound, [parameter sizes]]."""
+    kernels = {}
+
+    def entry(name):
+        return kernels.setdefault(name, [0, 0, 1024, {}])
+
+    usage = subprocess.run([cuobjdump, "--dump-resource-usage", library], capture_output=True, text=True, check=True)
+    name = None
+    for line in usage.stdout.splitlines():
+        m = re.match(r"\s*Function (\S+):", line)
+        if m:
+            name = m.group(1)
+            entry(name)
+            continue
+        m = re.search(r"REG:(\d+).*SHARED:(\d+)", line)
+        if m and name:
+            kernels[name][0], kernels[name][1] = int(m.group(1)), int(m.group(2))
+    elf = subprocess.run([cuobjdump, "-elf", library], capture_output=True, text=True, check=True)
+    name = attribute = None
+    for line in elf.stdout.splitlines():
+        m = re.match(r"^\.nv\.info\.(\S+)$", line)
+        if m:
+            name = m.group(1)
+            entry(name)
+            continue
+        if line.startswith("."):
+            name = None
+            continue
+        m = re.match(r"\s*Attribute:\s*(\S+)", line)
+        if m:
+            attribute = m.group(1)
+            continue
+        if name is None:
+            continue
+        m = re.search(r"Ordinal : 0x([0-9a-f]+)\s+Offset\s*: 0x[0-9a-f]+\s+Size\s*: 0x([0-9a-f]+)", line)
+        if m and attribute == "EIATTR_KPARAM_INFO":
+            kernels[name][3][int(m.group(1), 16)] = int(m.group(2), 16)
+            continue
+        m = re.match(r"\s*Value:\s*0x([0-9a-f]+) 0x[0-9a-f]+ 0x[0-9a-f]+", line)
+        if m and attribute == "EIATTR_MAX_THREADS":
+            kernels[name][2] = int(m.group(1), 16)
+    for k in kernels.values():
+        k[3] = [k[3][i] for i in sorted(k[3])]
+    return kernels
+
+
+def blocks_per_sm(kernel, threads, smem, gpu):
+    regs, static, bound, _ = kernel
+    if threads <= 0 or threads > bound:
+        return 0
+    warps = (threads + 31) // 32
+    n = min(64 // warps, 32)
+    per_warp = (regs * 32 + 255) // 256 * 256
+    if per_warp:
+        n = min(n, 65536 // per_warp // warps)
+    return min(n, GPUS[gpu][3] // (static + smem + 1024))
+
+
+LAUNCH = re.compile(r"launch (\S+) grid=(\d+),(\d+),(\d+) block=(\d+),(\d+),(\d+) smem=(\d+) stream=\S+(.*?) args=(.*)$")
+
+
+def check(log, kernels, gpu):
+    """(problems, cases, launches, kernel names launched) of one run's log."""
+    sms, _, block_limit, _ = GPUS[gpu]
+    problems, launched = [], set()
+    cases = launches = 0
+    case, buffers, allowed = "", {}, {}
+
+    def problem(what):
+        problems.append(f"{case}: {what}")
+
+    for line in log.splitlines():
+        if line.startswith("CASE "):
+            case, buffers, cases = line[5:], {}, cases + 1
+            continue
+        if line.startswith("BUFFER "):
+            _, name, first, end = line.split()
+            buffers[name] = (int(first, 16), int(end, 16))
+            continue
+        if line.startswith("setattr "):
+            _, name, attribute, value = line.split()
+            if attribute == "8":  # cudaFuncAttributeMaxDynamicSharedMemorySize
+                allowed[name] = int(value)
+            continue
+        if line.startswith("memset "):
+            _, ptr, _, size, _ = line.split()
+            first, end = buffers.get("workspace", (0, 0))
+            if not first <= int(ptr, 16) <= int(ptr, 16) + int(size) <= end:
+                problem(f"memset of {size} bytes at {ptr} outside the workspace")
+            continue
+        if "ERROR" in line or line.startswith("standin:") or (
+                "declined:" in line and "OPRT_ERR_NOT_SUPPORTED" not in line):
+            problem(line.strip())  # a ladder step may decline a case, but only as not supported
+            continue
+        m = LAUNCH.match(line)
+        if not m:
+            continue
+        launches += 1
+        name = m.group(1)
+        grid = [int(m.group(i)) for i in (2, 3, 4)]
+        block = [int(m.group(i)) for i in (5, 6, 7)]
+        smem, attrs, args = int(m.group(8)), m.group(9), m.group(10)
+        if name not in kernels:
+            problem(f"launch of an unknown kernel {name}")
+            continue
+        launched.add(name)
+        kernel = kernels[name]
+        regs, static, bound, _ = kernel
+        threads = block[0] * block[1] * block[2]
+        if min(grid) < 1 or grid[0] >= 2**31 or max(grid[1:]) > 65535:
+            problem(f"{name}: grid {grid}")
+        if threads < 1 or threads > min(bound, 1024):
+            problem(f"{name}: {threads} threads a block, bound {bound}")
+        if regs * threads > 65536:
+            problem(f"{name}: {regs} registers x {threads} threads")
+        limit = allowed.get(name, 48 * 1024 - static)
+        if smem > limit or static + smem > block_limit:
+            problem(f"{name}: {smem} bytes of dynamic shared memory, allowed {limit}")
+        cluster = re.search(r"cluster=(\d+),(\d+),(\d+)", attrs)
+        if cluster and grid[0] % int(cluster.group(1)):
+            problem(f"{name}: grid {grid[0]} not a multiple of cluster {cluster.group(1)}")
+        if "cooperative=1" in attrs and grid[0] * grid[1] * grid[2] > blocks_per_sm(kernel, threads, smem, gpu) * sms:
+            problem(f"{name}: cooperative grid {grid} larger than the GPU holds")
+        for arg in args.split("|") if args else []:
+            raw = bytes.fromhex(arg)
+            for offset in range(0, len(raw) - 7, 8):
+                value = struct.unpack_from("<Q", raw, offset)[0]
+                if REGIONS[0] <= value < REGIONS[1] and not any(f <= value <= e for f, e in buffers.values()):
+                    problem(f"{name}: argument pointer {value:#x} outside the case's buffers")
+    return problems, cases, launches, launched
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True, help="an NVIDIA build folder (camp_launch_cases built)")
+    ap.add_argument("--cuobjdump", default="cuobjdump")
+    ap.add_argument("--gpu", action="append", choices=sorted(GPUS), help="stand-in GPUs (default: all)")
+    ap.add_argument("--log", help="a folder to keep each GPU's launch log in")
+    a = ap.parse_args()
+    build = Path(a.build)
+    cases_bin = build / "tests/cpp/nvidia/camp_launch_cases"
+    library = build / "tests/cpp/nvidia/libcamp_ops_standin.so"
+    kernels = kernel_table(a.cuobjdump, str(library))
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        table = Path(tmp) / "kernels.txt"
+        table.write_text("".join(f"{n} {r} {s} {b} {','.join(map(str, p)) or '-'}\n"
+                                 for n, (r, s, b, p) in sorted(kernels.items())))
+        for gpu in a.gpu or list(GPUS):
+            env = dict(os.environ, CAMP_STANDIN_GPU=gpu, CAMP_STANDIN_KERNELS=str(table))
+            run = subprocess.run([str(cases_bin)], env=env, capture_output=True, text=True)
+            if a.log:
+                Path(a.log).mkdir(parents=True, exist_ok=True)
+                (Path(a.log) / f"launches-{gpu}.log").write_text(run.stderr)
+            problems, cases, launches, launched = check(run.stderr, kernels, gpu)
+            if run.returncode != 0 or not run.stderr.rstrip().endswith("END"):
+                problems.append(f"camp_launch_cases exited with {run.returncode} before its end")
+            if not launches:
+                problems.append("nothing was launched")
+            for p in problems[:20]:
+                print(f"  {p}")
+            if len(problems) > 20:
+                print(f"  ... and {len(problems) - 20} more")
+            print(f"launch check ({gpu}): {cases} cases, {launches} launches, {len(launched)} of "
+                  f"{len(kernels)} kernels launched, {len(problems)} problems")
+            failed |= bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
