@@ -212,6 +212,8 @@ int main() {
             unary(dt, tensor({n}), tensor({n}));
             unary(dt, tensor({n}, {}, 1), tensor({n}, {}, 1));
             unary(dt, tensor({n}, {}, 3), tensor({n}));
+            unary(dt, tensor({n}, {}, 2), tensor({n}, {}, 2));  // 4- and 8-byte aligned, not 16
+            unary(dt, tensor({n}, {}, 4), tensor({n}, {}, 4));
             vector_add(dt, tensor({n}), tensor({n}), tensor({n}));
             vector_add(dt, tensor({n}), tensor({n}, {}, 1), tensor({n}));
             vector_add(dt, tensor({n}), tensor({1}, {0}), tensor({n}));
@@ -227,6 +229,14 @@ int main() {
             row[0] = 1;
             vector_add(dt, tensor(sh), tensor(sh, [&] { Dims s = dense(row); s[0] = 0; return s; }()), tensor(sh));
             vector_add(dt, tensor(sh, trs), tensor(sh), tensor(sh));
+        }
+        for (Dims sh : {Dims{4096, 4100}, Dims{65536, 65537}}) {  // broadcast rows and columns, 32- and 64-bit indices
+            unary(dt, tensor(sh, {0, 1}), tensor(sh));
+            unary(dt, tensor(sh, {1, 0}), tensor(sh));
+            unary(dt, tensor(sh, {1, sh[0]}), tensor(sh));
+            vector_add(dt, tensor(sh), tensor(sh, {0, 1}, 2), tensor(sh));
+            vector_add(dt, tensor(sh), tensor(sh, {1, 0}), tensor(sh));
+            vector_add(dt, tensor(sh, {}, 2), tensor(sh, {}, 2), tensor(sh, {}, 2));
         }
         unary(dt, tensor({0, 5}), tensor({0, 5}));
         unary(dt, tensor({}), tensor({}));
@@ -279,6 +289,7 @@ int main() {
         axis_ops(dt, tensor({}), 0);
 
         // matmul: tile edges, long K, a transposed operand.
+        for (int64_t m : {16, 64, 8192}) matmul(dt, m, 8192, 8192, false);
         for (int64_t m : {1, 61, 64, 128, 1000, 4096})
             for (int64_t n : {1, 64, 999, 4096})
                 for (int64_t k : {1, 64, 1000, 4096}) {
