@@ -33,8 +33,13 @@ find_cuobjdump() {
     if [[ ! -d "$cache/nvidia" ]]; then
         echo "== fetching cuobjdump (nvidia-cuda-cuobjdump==$major.*) into $cache" >&2
         mkdir -p "$cache"
-        "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: --dest "$cache" \
-            "nvidia-cuda-cuobjdump==$major.*" >&2
+        if ! "$PYTHON" -m pip download --quiet --no-deps --only-binary=:all: --dest "$cache" \
+            "nvidia-cuda-cuobjdump==$major.*" >&2; then
+            echo "ci/launch_check.sh: could not fetch nvidia-cuda-cuobjdump; set CUOBJDUMP to a cuobjdump" \
+                 "(or CAMP_SKIP_NVIDIA_BUILD=1 for run_tests.sh without the NVIDIA checks)" >&2
+            rm -rf "$cache"
+            return 1
+        fi
         "$PYTHON" -c 'import sys, zipfile, glob; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in glob.glob(sys.argv[1] + "/*.whl")]' "$cache"
     fi
     c="$(find "$cache/nvidia" -name cuobjdump -type f | head -1)"
