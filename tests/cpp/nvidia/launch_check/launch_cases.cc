@@ -286,6 +286,8 @@ int main() {
             }
         axis_ops(dt, tensor({0, 5}), 1);
         axis_ops(dt, tensor({5, 0}), 1);
+        axis_ops(dt, tensor({0, 1048576}), 1);  // empty, row-major strides: no row count to divide by
+        axis_ops(dt, tensor({0, 1048576}), 0);
         axis_ops(dt, tensor({}), 0);
 
         // matmul: tile edges, long K, a transposed operand.
