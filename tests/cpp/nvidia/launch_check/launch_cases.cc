@@ -214,6 +214,8 @@ int main() {
             unary(dt, tensor({n}, {}, 3), tensor({n}));
             unary(dt, tensor({n}, {}, 2), tensor({n}, {}, 2));  // 4- and 8-byte aligned, not 16
             unary(dt, tensor({n}, {}, 4), tensor({n}, {}, 4));
+            unary(dt, tensor({n}), tensor({n}, {}, 2));  // alike only at 4 or 8 bytes: narrower vectors
+            unary(dt, tensor({n}), tensor({n}, {}, 4));
             vector_add(dt, tensor({n}), tensor({n}), tensor({n}));
             vector_add(dt, tensor({n}), tensor({n}, {}, 1), tensor({n}));
             vector_add(dt, tensor({n}), tensor({1}, {0}), tensor({n}));
