@@ -218,6 +218,8 @@ int main() {
             unary(dt, tensor({n}), tensor({n}, {}, 4));
             vector_add(dt, tensor({n}), tensor({n}), tensor({n}));
             vector_add(dt, tensor({n}), tensor({n}, {}, 1), tensor({n}));
+            vector_add(dt, tensor({n}), tensor({n}, {}, 2), tensor({n}));
+            vector_add(dt, tensor({n}), tensor({n}, {}, 4), tensor({n}));
             vector_add(dt, tensor({n}), tensor({1}, {0}), tensor({n}));
         }
         for (Dims sh : {Dims{3, 5}, Dims{1024, 1000}, Dims{4096, 4097}, Dims{2, 3, 4, 5}}) {
@@ -232,7 +234,10 @@ int main() {
             vector_add(dt, tensor(sh), tensor(sh, [&] { Dims s = dense(row); s[0] = 0; return s; }()), tensor(sh));
             vector_add(dt, tensor(sh, trs), tensor(sh), tensor(sh));
         }
-        for (Dims sh : {Dims{4096, 4100}, Dims{65536, 65537}}) {  // broadcast rows and columns, 32- and 64-bit indices
+        for (Dims sh : {Dims{4096, 4096}, Dims{4096, 4100}, Dims{65536, 65537}}) {  // broadcasts, 32- and 64-bit indices
+            unary(dt, tensor(sh, {0, 0}), tensor(sh));
+            vector_add(dt, tensor(sh, {0, 1}), tensor(sh), tensor(sh));
+            vector_add(dt, tensor(sh, {0, 0}), tensor(sh), tensor(sh));
             unary(dt, tensor(sh, {0, 1}), tensor(sh));
             unary(dt, tensor(sh, {1, 0}), tensor(sh));
             unary(dt, tensor(sh, {1, sh[0]}), tensor(sh));
@@ -294,6 +299,8 @@ int main() {
 
         // matmul: tile edges, long K, a transposed operand.
         for (int64_t m : {16, 64, 8192}) matmul(dt, m, 8192, 8192, false);
+        for (int64_t m : {32, 256, 2048})
+            for (int64_t n : {256, 2048, 8192}) matmul(dt, m, n, 4096, false);
         for (int64_t m : {1, 61, 64, 128, 1000, 4096})
             for (int64_t n : {1, 64, 999, 4096})
                 for (int64_t k : {1, 64, 1000, 4096}) {
