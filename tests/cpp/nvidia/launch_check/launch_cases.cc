@@ -183,11 +183,14 @@ void axis_ops(oprt_dtype_t dt, const Tensor &in, int64_t axis, int64_t out_offse
                  [&](void *w, size_t n) { return oprt_execute_reduce_sum(sum, w, n, y.data, x.data, nullptr); });
 }
 
-void matmul(oprt_dtype_t dt, int64_t M, int64_t N, int64_t K, bool a_transposed) {
+// out (M x N) = a (M x K) @ b (K x N), each operand row-major or transposed (column-major).
+void matmul(oprt_dtype_t dt, int64_t M, int64_t N, int64_t K, bool a_transposed, bool b_transposed = false) {
     header("matmul", dt,
-           std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + (a_transposed ? " a^T" : ""));
+           std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + (a_transposed ? " a^T" : "") +
+               (b_transposed ? " b^T" : ""));
     const Tensor a = a_transposed ? tensor({M, K}, {1, M}) : tensor({M, K});
-    const oprt_tensor_view_t x = view("a", 0, a, dt), y = view("b", 2, tensor({K, N}), dt),
+    const Tensor b = b_transposed ? tensor({K, N}, {1, K}) : tensor({K, N});
+    const oprt_tensor_view_t x = view("a", 0, a, dt), y = view("b", 2, b, dt),
                              z = view("out", 1, tensor({M, N}), dt);
     oprt_matmul_descriptor_t d = nullptr;
     const oprt_status_t s = oprt_create_matmul_descriptor(&d, &z, &x, &y);
@@ -298,9 +301,15 @@ int main() {
         axis_ops(dt, tensor({}), 0);
 
         // matmul: tile edges, long K, a transposed operand.
-        for (int64_t m : {16, 64, 8192}) matmul(dt, m, 8192, 8192, false);
+        for (int64_t m : {16, 64, 8192}) {
+            matmul(dt, m, 8192, 8192, false);
+            matmul(dt, m, 8192, 8192, false, true);
+        }
         for (int64_t m : {32, 256, 2048})
-            for (int64_t n : {256, 2048, 8192}) matmul(dt, m, n, 4096, false);
+            for (int64_t n : {256, 2048, 8192}) {
+                matmul(dt, m, n, 4096, false);
+                matmul(dt, m, n, 4096, false, true);
+            }
         for (int64_t m : {1, 61, 64, 128, 1000, 4096})
             for (int64_t n : {1, 64, 999, 4096})
                 for (int64_t k : {1, 64, 1000, 4096}) {
