@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -198,6 +199,62 @@ void matmul(oprt_dtype_t dt, int64_t M, int64_t N, int64_t K, bool a_transposed,
                  [&](void *w, size_t n) { return oprt_execute_matmul(d, w, n, z.data, x.data, y.data, nullptr); });
 }
 
+// Random cases, the same every run (a fixed seed): 1 to 4 dimensions of
+// lengths around powers of two (ones and zeros among them), strides dense,
+// padded, transposed or broadcast (inputs), data 0-7 elements off alignment.
+struct Random {
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    uint64_t next() {  // xorshift64*
+        state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+        return state * 0x2545F4914F6CDD1Dull;
+    }
+    int64_t below(int64_t n) { return int64_t(next() % uint64_t(n)); }
+    int64_t length() {
+        const int64_t r = below(20);
+        if (r == 0) return 0;
+        if (r < 3) return 1;
+        const int64_t p = int64_t(1) << below(17);
+        return p + below(3) - 1 > 0 ? p + below(3) - 1 : 1;
+    }
+    Tensor tensor_of(const Dims &shape, bool input) {
+        Dims strides = dense(shape);
+        const int64_t kind = below(input ? 4 : 3);
+        if (kind == 1) {  // rows padded by up to 8 elements
+            Dims padded = shape;
+            padded.back() += below(9);
+            strides = dense(padded);
+        }
+        if (kind == 2) {  // the first and last dimensions' strides swapped (column-major for 2-D)
+            Dims swapped = shape;
+            std::swap(swapped.front(), swapped.back());
+            strides = dense(swapped);
+            std::swap(strides.front(), strides.back());
+        }
+        if (kind == 3) strides[size_t(below(int64_t(shape.size())))] = 0;  // broadcast one dimension
+        return Tensor{shape, strides, below(8)};
+    }
+};
+
+void random_cases(oprt_dtype_t dt, int count, int64_t max_elements) {
+    Random r;
+    r.state += uint64_t(dt) * 7919;
+    for (int i = 0; i < count; ++i) {
+        Dims shape(size_t(1 + r.below(4)));
+        int64_t numel = 1;
+        for (int64_t &n : shape) n = r.length(), numel *= n > 0 ? n : 1;
+        if (numel > max_elements) continue;
+        const Tensor out = r.tensor_of(shape, false);
+        switch (r.below(3)) {
+        case 0: unary(dt, r.tensor_of(shape, true), out); break;
+        case 1: vector_add(dt, r.tensor_of(shape, true), r.tensor_of(shape, true), out); break;
+        default: {
+            Tensor in = r.tensor_of(shape, false);
+            axis_ops(dt, in, r.below(int64_t(shape.size())), r.below(8));
+        }
+        }
+    }
+}
+
 }  // namespace
 
 int main() {
@@ -317,6 +374,7 @@ int main() {
                     if (m == 1000) matmul(dt, m, n, k, true);
                 }
     }
+    for (oprt_dtype_t dt : dtypes) random_cases(dt, 2000, kMaxElements);
     std::fprintf(stderr, "END\n");
     return 0;
 }
