@@ -15,7 +15,7 @@ _spec = importlib.util.spec_from_file_location(
 check_launches = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(check_launches)
 
-IN, OUT, WS = 0x7000 << 32, (0x7000 << 32) + (1 << 37), (0x7000 << 32) + (8 << 37)
+BASE, MOVED = check_launches.BASE, check_launches.MOVED_BASE
 # name -> registers, static shared memory, thread bound, parameter sizes
 KERNELS = {"k": [32, 1024, 256, [8, 8, 8]]}
 
@@ -24,52 +24,67 @@ def ptr(value):
     return struct.pack("<Q", value).hex()
 
 
-def log(launch="launch k grid=4,1,1 block=256,1,1 smem=0 stream=(nil) args={a}|{b}|{c}", extra="", workspace=64,
-        a=IN, b=OUT, c=WS):
+def log(base, launch="launch k grid=4,1,1 block=256,1,1 smem=0 stream=(nil) args={a}|{b}|{c}", extra="",
+        workspace=64, a=0, b=1 << 37, c=8 << 37):
+    """A run's log with the buffers at `base`: a and b are pointers into the input and the output
+    region, c into the workspace's (offsets from base)."""
+    inp, out, ws = base, base + (1 << 37), base + (8 << 37)
     return "\n".join([
         "CASE softmax f32 in=4x64",
-        f"BUFFER in {IN:#x} {IN + 1024:#x}",
-        f"BUFFER out {OUT:#x} {OUT + 1024:#x}",
+        f"BUFFER in {inp:#x} {inp + 1024:#x}",
+        f"BUFFER out {out:#x} {out + 1024:#x}",
         "  variant auto kernel=k workspace=64",
-        f"BUFFER workspace {WS:#x} {WS + workspace:#x}",
-        extra,
-        launch.format(a=ptr(a), b=ptr(b), c=ptr(c)),
+        f"BUFFER workspace {ws:#x} {ws + workspace:#x}",
+        extra.format(ws=ws),
+        launch.format(a=ptr(base + a), b=ptr(base + b), c=ptr(base + c)),
         "END",
     ])
 
 
-def problems(text, gpu="h200"):
-    found, _, launches, launched = check_launches.check(text, KERNELS, gpu)
+def problems(gpu="h200", **kw):
+    found, _, launches, launched = check_launches.check(log(BASE, **kw), log(MOVED, **kw), KERNELS, gpu)
     return found, launches, launched
 
 
 def test_a_clean_log_passes():
-    found, launches, launched = problems(log())
+    found, launches, launched = problems()
     assert found == [] and launches == 1 and launched == {"k"}
 
 
-@pytest.mark.parametrize("text, expected", [
-    (log(launch="launch k grid=4,1,1 block=512,1,1 smem=0 stream=(nil) args={a}|{b}|{c}"), "512 threads a block"),
-    (log(launch="launch k grid=0,1,1 block=256,1,1 smem=0 stream=(nil) args={a}|{b}|{c}"), "grid"),
-    (log(launch="launch k grid=4,1,1 block=256,1,1 smem=65536 stream=(nil) args={a}|{b}|{c}"),
+@pytest.mark.parametrize("kw, expected", [
+    (dict(launch="launch k grid=4,1,1 block=512,1,1 smem=0 stream=(nil) args={a}|{b}|{c}"), "512 threads a block"),
+    (dict(launch="launch k grid=0,1,1 block=256,1,1 smem=0 stream=(nil) args={a}|{b}|{c}"), "grid"),
+    (dict(launch="launch k grid=4,1,1 block=256,1,1 smem=65536 stream=(nil) args={a}|{b}|{c}"),
      "dynamic shared memory"),
-    (log(a=IN + 1028), "outside the case's buffers"),
-    (log(c=WS + 72), "outside the case's buffers"),
-    (log(extra=f"memset {WS:#x} 255 128 (nil)"), "outside the workspace"),
-    (log(extra="  ERROR execute: OPRT_ERR_RUNTIME: failed"), "ERROR execute"),
-    (log(extra="  variant online: declined: OPRT_ERR_INVALID_ARG"), "declined"),
-    (log(launch="launch k grid=6,1,1 block=256,1,1 smem=0 stream=(nil) cluster=4,1,1 args={a}|{b}|{c}"),
+    (dict(a=1028), "outside the case's buffers"),
+    (dict(c=(8 << 37) + 72), "outside the case's buffers"),
+    (dict(extra="memset {ws:#x} 255 128 (nil)"), "outside the workspace"),
+    (dict(extra="  ERROR execute: OPRT_ERR_RUNTIME: failed"), "ERROR execute"),
+    (dict(extra="  variant online: declined: OPRT_ERR_INVALID_ARG"), "declined"),
+    (dict(launch="launch k grid=6,1,1 block=256,1,1 smem=0 stream=(nil) cluster=4,1,1 args={a}|{b}|{c}"),
      "not a multiple of cluster"),
-    (log(launch="launch k grid=100000,1,1 block=256,1,1 smem=0 stream=(nil) cooperative=1 args={a}|{b}|{c}"),
+    (dict(launch="launch k grid=100000,1,1 block=256,1,1 smem=0 stream=(nil) cooperative=1 args={a}|{b}|{c}"),
      "cooperative grid"),
-    (log(launch="launch q grid=1,1,1 block=32,1,1 smem=0 stream=(nil) args="), "unknown kernel"),
+    (dict(launch="launch q grid=1,1,1 block=32,1,1 smem=0 stream=(nil) args="), "unknown kernel"),
 ])
-def test_each_bad_launch_is_reported(text, expected):
-    found, _, _ = problems(text)
+def test_each_bad_launch_is_reported(kw, expected):
+    found, _, _ = problems(**kw)
     assert len(found) == 1 and expected in found[0], found
+
+
+def test_data_that_looks_like_a_pointer_is_not_one():
+    # Two 32-bit fields that read as an address far outside the buffers, the same in both runs.
+    data = ptr(BASE + (7 << 32) + 3)
+    found, _, _ = problems(launch="launch k grid=4,1,1 block=256,1,1 smem=0 stream=(nil) args={a}|{b}|" + data)
+    assert found == []
+
+
+def test_a_launch_that_changes_with_the_buffers_is_reported():
+    found = check_launches.check(log(BASE), log(MOVED).replace("grid=4,", "grid=5,"), KERNELS, "h200")[0]
+    assert len(found) == 1 and "moved differs" in found[0], found
 
 
 def test_allowed_shared_memory_and_a_declined_step_pass():
     extra = "setattr k 8 98304\n  variant online: declined: OPRT_ERR_NOT_SUPPORTED"
-    text = log(launch="launch k grid=4,1,1 block=256,1,1 smem=65536 stream=(nil) args={a}|{b}|{c}", extra=extra)
-    assert problems(text)[0] == []
+    assert problems(launch="launch k grid=4,1,1 block=256,1,1 smem=65536 stream=(nil) args={a}|{b}|{c}",
+                    extra=extra)[0] == []

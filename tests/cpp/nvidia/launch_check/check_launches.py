@@ -13,9 +13,10 @@ refuse it or as it could fault:
 - dynamic shared memory within what the kernel was allowed
   (cudaFuncSetAttribute) and the GPU's per-block limit;
 - clusters divide the grid; a cooperative grid fits on the GPU at once;
-- every pointer among the arguments (8-byte words inside the cases' buffer
-  regions) lies within one of the case's buffers (its end included), and
-  every memset within the workspace;
+- every pointer among the arguments lies within one of the case's buffers
+  (its end included), and every memset within the workspace: the cases run
+  twice, their buffers moved between the runs, and an argument word that
+  moves with them is a pointer;
 - no execute fails where the descriptor was created, and a ladder step
   declines a case only as not supported.
 
@@ -37,7 +38,9 @@ GPUS = {  # as standin_cudart.cc: SMs, cc major, per-block shared memory limit, 
     "h100-pcie": (114, 9, 232448, 233472),
     "a100": (108, 8, 166912, 167936),
 }
-REGIONS = (0x7000 << 32, (0x7000 << 32) + (9 << 37))  # where the cases' buffers live (launch_cases.cc)
+# The cases run twice, their buffers at these two bases (CAMP_LAUNCH_BASE): the argument words
+# that differ by exactly the move are pointers.
+BASE, MOVED_BASE = 0x7000 << 32, 0x7800 << 32
 
 
 def kernel_table(cuobjdump, library):
@@ -102,8 +105,19 @@ def blocks_per_sm(kernel, threads, smem, gpu):
 LAUNCH = re.compile(r"launch (\S+) grid=(\d+),(\d+),(\d+) block=(\d+),(\d+),(\d+) smem=(\d+) stream=\S+(.*?) args=(.*)$")
 
 
-def check(log, kernels, gpu):
-    """(problems, cases, launches, kernel names launched) of one run's log."""
+def pointer_words(args, moved_args):
+    """The 8-byte argument words that moved with the buffers: the pointers, as in the first run."""
+    for arg, moved in zip(args.split("|") if args else [], moved_args.split("|") if moved_args else []):
+        raw, moved_raw = bytes.fromhex(arg), bytes.fromhex(moved)
+        for offset in range(0, min(len(raw), len(moved_raw)) - 7, 8):
+            value = struct.unpack_from("<Q", raw, offset)[0]
+            if struct.unpack_from("<Q", moved_raw, offset)[0] - value == MOVED_BASE - BASE:
+                yield value
+
+
+def check(log, moved_log, kernels, gpu):
+    """(problems, cases, launches, kernel names launched) of a run's log and of the run with
+    the buffers moved."""
     sms, _, block_limit, _ = GPUS[gpu]
     problems, launched = [], set()
     cases = launches = 0
@@ -112,7 +126,16 @@ def check(log, kernels, gpu):
     def problem(what):
         problems.append(f"{case}: {what}")
 
-    for line in log.splitlines():
+    lines, moved_lines = log.splitlines(), moved_log.splitlines()
+    if len(lines) != len(moved_lines):
+        problems.append("the run with the buffers moved printed another number of lines")
+    for line, moved_line in zip(lines, moved_lines):
+        same = (line.split(" args=")[0] == moved_line.split(" args=")[0] if line.startswith("launch ")
+                else line == moved_line if line.startswith(("CASE ", "  ", "setattr "))
+                else line.split(" ", 1)[0] == moved_line.split(" ", 1)[0])
+        if not same:  # where the buffers are must not change what runs
+            problem(f"the run with the buffers moved differs: {moved_line.strip()}")
+            continue
         if line.startswith("CASE "):
             case, buffers, cases = line[5:], {}, cases + 1
             continue
@@ -164,12 +187,10 @@ def check(log, kernels, gpu):
             problem(f"{name}: grid {grid[0]} not a multiple of cluster {cluster.group(1)}")
         if "cooperative=1" in attrs and grid[0] * grid[1] * grid[2] > blocks_per_sm(kernel, threads, smem, gpu) * sms:
             problem(f"{name}: cooperative grid {grid} larger than the GPU holds")
-        for arg in args.split("|") if args else []:
-            raw = bytes.fromhex(arg)
-            for offset in range(0, len(raw) - 7, 8):
-                value = struct.unpack_from("<Q", raw, offset)[0]
-                if REGIONS[0] <= value < REGIONS[1] and not any(f <= value <= e for f, e in buffers.values()):
-                    problem(f"{name}: argument pointer {value:#x} outside the case's buffers")
+        moved = LAUNCH.match(moved_line)
+        for value in pointer_words(args, moved.group(10) if moved else ""):
+            if not any(f <= value <= e for f, e in buffers.values()):
+                problem(f"{name}: argument pointer {value:#x} outside the case's buffers")
     return problems, cases, launches, launched
 
 
@@ -190,14 +211,17 @@ def main():
         table.write_text("".join(f"{n} {r} {s} {b} {','.join(map(str, p)) or '-'}\n"
                                  for n, (r, s, b, p) in sorted(kernels.items())))
         for gpu in a.gpu or list(GPUS):
-            env = dict(os.environ, CAMP_STANDIN_GPU=gpu, CAMP_STANDIN_KERNELS=str(table))
-            run = subprocess.run([str(cases_bin)], env=env, capture_output=True, text=True)
+            runs = [subprocess.run([str(cases_bin)], capture_output=True, text=True,
+                                   env=dict(os.environ, CAMP_STANDIN_GPU=gpu, CAMP_STANDIN_KERNELS=str(table),
+                                            CAMP_LAUNCH_BASE=f"{base:x}"))
+                    for base in (BASE, MOVED_BASE)]
             if a.log:
                 Path(a.log).mkdir(parents=True, exist_ok=True)
-                (Path(a.log) / f"launches-{gpu}.log").write_text(run.stderr)
-            problems, cases, launches, launched = check(run.stderr, kernels, gpu)
-            if run.returncode != 0 or not run.stderr.rstrip().endswith("END"):
-                problems.append(f"camp_launch_cases exited with {run.returncode} before its end")
+                (Path(a.log) / f"launches-{gpu}.log").write_text(runs[0].stderr)
+            problems, cases, launches, launched = check(runs[0].stderr, runs[1].stderr, kernels, gpu)
+            for run in runs:
+                if run.returncode != 0 or not run.stderr.rstrip().endswith("END"):
+                    problems.append(f"camp_launch_cases exited with {run.returncode} before its end")
             if not launches:
                 problems.append("nothing was launched")
             for p in problems[:20]:
