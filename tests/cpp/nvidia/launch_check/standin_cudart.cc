@@ -246,6 +246,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const voi
     *blocks = blocks_per_sm(f, threads, smem);
     return cudaSuccess;
 }
+// Clusters as if the SMs were one pool (a real GPU places a cluster within one
+// of its GPCs, so it may hold fewer): enough for the plans' choices to be exercised.
 cudaError_t cudaOccupancyMaxActiveClusters(int *clusters, const void *f, const cudaLaunchConfig_t *config) {
     unsigned size = 1;
     for (unsigned i = 0; i < config->numAttrs; ++i)
