@@ -16,8 +16,8 @@
 #   to the launches a change of host code alters.
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD_DIR="${1:-$REPO_ROOT/build-nvidia}"
-shift $(( $# > 0 ? 1 : 0 ))
+BUILD_DIR="$REPO_ROOT/build-nvidia"
+if [[ $# -gt 0 && "$1" != -* ]]; then BUILD_DIR="$1"; shift; fi
 PYTHON="${PYTHON:-python3}"
 NVCC="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 [[ -x "$NVCC" ]] || { echo "ci/launch_check.sh: nvcc not found (set NVCC)" >&2; exit 1; }
