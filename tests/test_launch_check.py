@@ -63,6 +63,8 @@ def test_a_clean_log_passes():
     (dict(extra="  variant online: declined: OPRT_ERR_INVALID_ARG"), "declined"),
     (dict(launch="launch k grid=6,1,1 block=256,1,1 smem=0 stream=(nil) cluster=4,1,1 args={a}|{b}|{c}"),
      "not a multiple of cluster"),
+    (dict(launch="launch k grid=16,1,1 block=256,1,1 smem=0 stream=(nil) cluster=16,1,1 args={a}|{b}|{c}"),
+     "clusters of 16 blocks"),
     (dict(launch="launch k grid=100000,1,1 block=256,1,1 smem=0 stream=(nil) cooperative=1 args={a}|{b}|{c}"),
      "cooperative grid"),
     (dict(launch="launch q grid=1,1,1 block=32,1,1 smem=0 stream=(nil) args="), "unknown kernel"),
@@ -84,7 +86,7 @@ def test_a_launch_that_changes_with_the_buffers_is_reported():
     assert len(found) == 1 and "moved differs" in found[0], found
 
 
-def test_allowed_shared_memory_and_a_declined_step_pass():
-    extra = "setattr k 8 98304\n  variant online: declined: OPRT_ERR_NOT_SUPPORTED"
-    assert problems(launch="launch k grid=4,1,1 block=256,1,1 smem=65536 stream=(nil) args={a}|{b}|{c}",
-                    extra=extra)[0] == []
+def test_allowed_shared_memory_and_clusters_and_a_declined_step_pass():
+    extra = "setattr k 8 98304\nsetattr k 14 1\n  variant online: declined: OPRT_ERR_NOT_SUPPORTED"
+    launch = "launch k grid=16,1,1 block=256,1,1 smem=65536 stream=(nil) cluster=16,1,1 args={a}|{b}|{c}"
+    assert problems(launch=launch, extra=extra)[0] == []

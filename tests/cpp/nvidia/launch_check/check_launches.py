@@ -12,7 +12,8 @@ refuse it or as it could fault:
   block within the kernel's thread bound and register file;
 - dynamic shared memory within what the kernel was allowed
   (cudaFuncSetAttribute) and the GPU's per-block limit;
-- clusters divide the grid; a cooperative grid fits on the GPU at once;
+- clusters divide the grid and hold at most 8 blocks (16 where the kernel
+  allowed it); a cooperative grid fits on the GPU at once;
 - every pointer among the arguments lies within one of the case's buffers
   (its end included), and every memset within the workspace: the cases run
   twice, their buffers moved between the runs, and an argument word that
@@ -121,7 +122,7 @@ def check(log, moved_log, kernels, gpu):
     sms, _, block_limit, _ = GPUS[gpu]
     problems, launched = [], set()
     cases = launches = 0
-    case, buffers, allowed = "", {}, {}
+    case, buffers, allowed, large_clusters = "", {}, {}, set()
 
     def problem(what):
         problems.append(f"{case}: {what}")
@@ -147,6 +148,8 @@ def check(log, moved_log, kernels, gpu):
             _, name, attribute, value = line.split()
             if attribute == "8":  # cudaFuncAttributeMaxDynamicSharedMemorySize
                 allowed[name] = int(value)
+            if attribute == "14" and value == "1":  # cudaFuncAttributeNonPortableClusterSizeAllowed
+                large_clusters.add(name)
             continue
         if line.startswith("memset "):
             _, ptr, _, size, _ = line.split()
@@ -185,6 +188,8 @@ def check(log, moved_log, kernels, gpu):
         cluster = re.search(r"cluster=(\d+),(\d+),(\d+)", attrs)
         if cluster and grid[0] % int(cluster.group(1)):
             problem(f"{name}: grid {grid[0]} not a multiple of cluster {cluster.group(1)}")
+        if cluster and int(cluster.group(1)) > (16 if name in large_clusters else 8):
+            problem(f"{name}: clusters of {cluster.group(1)} blocks (above 8 the kernel must allow it; 16 at most)")
         if "cooperative=1" in attrs and grid[0] * grid[1] * grid[2] > blocks_per_sm(kernel, threads, smem, gpu) * sms:
             problem(f"{name}: cooperative grid {grid} larger than the GPU holds")
         moved = LAUNCH.match(moved_line)

@@ -354,7 +354,8 @@ int main() {
             axis_ops(dt, tensor({n}), 0);
         for (Dims sh : {Dims{128, 65536}, Dims{127, 65536}, Dims{120, 65536}, Dims{64, 131072}, Dims{65536, 128},
                         Dims{65536, 1024}, Dims{32768, 128}, Dims{262144, 128}, Dims{4096, 4096}, Dims{1024, 1024},
-                        Dims{16384, 16384}, Dims{8, 33554432}})
+                        Dims{16384, 16384}, Dims{8, 33554432}, Dims{16, 131072}, Dims{16, 1048576},
+                        Dims{32, 262144}, Dims{9, 1048576}})  // the last four: clusters of 4-16 blocks a row
             for (int64_t axis : {0, 1}) axis_ops(dt, tensor(sh), axis);
         for (int64_t rows : {int64_t(7), int64_t(1) << 16, int64_t(1) << 18, int64_t(1) << 20})
             for (int64_t L : {2, 7, 64, 1000}) {
