@@ -9,10 +9,11 @@ fresh seed is drawn and printed in the header.
 --variant NAME|all: the kernel variant(s) the shared cases (test_cases.py) run on. "all"
 (the default) is "auto" (the plan's choice) plus every step of the target backend's kernel
 ladder (operator_runtime.variants(op, backend)): the whole ladder on GPU backends and, on the
-CPU, the ladders of softmax and reduce_sum (ops/<op>/cpu/ladder.cc); "auto" alone elsewhere. "student", an exercise's
+CPU, the ladders of softmax, reduce_sum and matmul (ops/<op>/cpu/ladder.cc); "auto" alone elsewhere. "student", an exercise's
 variant (scripts/camp.py exercise), runs only when named: --variant student. A variant
 that cannot run a case's layout (OPRT_ERR_NOT_SUPPORTED) skips it with the reason; its
-support of the plain dense case is checked by test_variants.py.
+support of the plain dense case is checked by tests/cpp/variants_test.cc and
+tests/cpp/nvidia/variants_test.cc.
 """
 
 import random

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU benchmark against every peer (torch eager, torch.compile, Triton, QuACK), in steps
-# that fit device calls of at most 10 minutes:
+# of at most 10 minutes each (for remote machines that limit how long a command runs):
 #
 #   bash scripts/gpu/bench_peers.sh quack build softmax     # one call
 #   bash scripts/gpu/bench_peers.sh reduce_sum              # a later call on the same machine

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Brings QuACK (quack-kernels, the CuTe-DSL kernels the benchmark times as a softmax peer) to a
-# machine without a package index (the H200 machine), in pieces that each fit one device call
-# (at most 64 MiB carried per call, the working tree included):
+# machine without a package index (the H200 machine), in pieces that each fit one
+# transfer of at most 64 MiB, the working tree included:
 #
 #   .whl/quack_a.tar.xz.0, .1   nvidia-cutlass-dsl-libs-cu12 unpacked (its wheel is 92 MB; the
 #                               tree repacked with xz -9e is ~60 MiB), cut in two halves

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs QuACK from the archives of scripts/gpu/fetch_quack_wheels.sh on a machine without a
-# package index, in steps, because each piece travels in its own device call:
+# package index, in steps, because each piece travels to the machine on its own:
 #
 #   bash scripts/gpu/install_quack.sh a     # twice, with .whl/quack_a.tar.xz.0, then .1: keeps
 #                                           # each part in $DIR/parts; once both are there,

@@ -1,5 +1,6 @@
 // A ladder of launch configurations for the softmax and reduce_sum kernels
-// (the kernels of ops/*/nvidia/kernel.cuh, launched directly): which
+// (the kernels of ops/reduce_sum/nvidia/rows.cuh and ops/softmax/nvidia/rows_registers.cuh and
+// rows_streamed.cuh, launched directly): which
 // configuration each plan threshold should pick on this GPU. Not part of the
 // build or the tests; compile by hand from the repository root:
 //   nvcc -O3 -arch=sm_90 -std=c++17 --expt-relaxed-constexpr -I include -I . \

@@ -274,8 +274,8 @@ void launch_block(const T *in, T *out, int64_t rows, int64_t L, int threads, int
                                  g_stream, in, out, rows, L, rows_index(L));
 }
 
-// The plan's second pass of split rows (reduce_sum_cuda.cu, launch_rows over
-// the partials): rows of `chunks` f32 partials, a group of lanes sized to them
+// The plan's second pass of split rows (rows.cuh, launch_rows over the
+// partials): rows of `chunks` f32 partials, a group of lanes sized to them
 // (about four vectors a lane) or a block of 256 threads past 1024 partials.
 template <typename T>
 void launch_partials_pass(const float *partial, T *out, int64_t rows, int64_t chunks) {
@@ -1026,9 +1026,9 @@ int main(int argc, char **argv) {
         }
     };
     entries(g_suggestions, "Every form");
-    std::printf("\nWhere an entry goes in ops/reduce_sum/nvidia/reduce_sum_cuda.cu: group -> rows_choice (lanes; "
-                "kGroupThreads = threads); block -> rows_choice (threads) and launch_rows (batch: the kernel's "
-                "kBatch); split -> plan()'s rows_split branch (kSplitThreadsF32 / kSplitThreads16, chunks, "
+    std::printf("\nWhere an entry goes in ops/reduce_sum/nvidia/reduce_sum_cuda.cu (rows.cuh for kGroupThreads and "
+                "launch_rows): group -> rows_choice (lanes; kGroupThreads = threads); block -> rows_choice "
+                "(threads) and launch_rows (batch: the kernel's kBatch); split -> plan()'s rows_split branch (kSplitThreadsF32 / kSplitThreads16, chunks, "
                 "batch); cluster -> the rows_cluster branch (kClusterRowThreads, C = chunks); tile -> the "
                 "inner rules of plan() (kOnePassMaxElements, kTall*, tile_shape / kMinTileRowBytes: bx, "
                 "threads, the V choice: vec, the chunk rule: kResidentBlocksPerSm, kMinChunkRows).\n");
