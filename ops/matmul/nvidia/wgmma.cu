@@ -1,6 +1,6 @@
 // matmul on Hopper tensor cores (sm_90a): TMA + wgmma + a warp-specialized pipeline.
 //
-// Tiles. A block owns a BM x BN tile of C at a time: 128x256, 64x256, 64x128 or 64x64 (the
+// Tiles. A block owns a BM x BN tile of C at a time: 128x256, 64x128 or 64x64 (the
 // plan table at the bottom picks one per shape). The grid is persistent: one block per SM
 // walks the work units (tile, piece of K) in an order that keeps B tiles in L2.
 //
@@ -25,8 +25,8 @@
 // N-major as one 128-row box per 64 columns and A as two boxes; K pieces are whole stages,
 // and a k-tile past the end of K is filled with zeros and multiplied like the others.
 //
-// Split-K. Where the tiles alone do not fill the SMs (M = 16, N = K = 4096: 16 tiles of
-// 64x256), K is cut into `splits` pieces that run as separate work units; each writes its
+// Split-K. Where the tiles alone do not fill the SMs (M = 16, N = 1024, K = 4096: 8 tiles of
+// 64x128), K is cut into `splits` pieces that run as separate work units; each writes its
 // f32 partial tile to a workspace and splitk_reduce sums the pieces into C in split order.
 //
 // Cluster K. Where the 64x64 tiles fill at most half the SMs (64 x 4096 x 4096: 64 tiles),
@@ -718,10 +718,9 @@ constexpr Variant variant(const char *name) {
             {{launch<BM, BN, false, false, KT>, launch<BM, BN, false, true, KT>},
              {launch<BM, BN, true, false, KT>, launch<BM, BN, true, true, KT>}}};
 }
-enum : int { k128x256, k64x256, k64x128, k64x64 };
+enum : int { k128x256, k64x128, k64x64 };
 const Variant kVariants[] = {
     variant<128, 256>("128x256"),
-    variant<64, 256>("64x256"),
     variant<64, 128>("64x128"),
     variant<64, 64, 2>("64x64"),  // stages of two k-tiles (see KT)
 };
