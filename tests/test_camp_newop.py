@@ -172,6 +172,24 @@ def test_dry_run_writes_nothing(generated):
     assert not (root / "ops/other_op").exists()
 
 
+@pytest.mark.parametrize("name, refusal", [
+    ("sum", "builtin"), ("max", "builtin"), ("abs", "builtin"), ("class", "keyword"),
+    ("softmax", "exists already"), ("keys", None), ("reduce_max", None),
+])
+def test_name_check(name, refusal):
+    # A Python builtin as an operator name would shadow it in `from operator_runtime import *`.
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from camp_tools import new_op
+    finally:
+        sys.path.pop(0)
+    if refusal is None:
+        new_op.check_name(name, REPO)
+    else:
+        with pytest.raises(new_op.NewOpError, match=refusal):
+            new_op.check_name(name, REPO)
+
+
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found: the generated CUDA units are not "
                                          "compiled here")
 @pytest.mark.parametrize("unit, metax", [

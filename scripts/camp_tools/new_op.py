@@ -17,6 +17,7 @@ target file or a missing README marker stops the run before any change.
 """
 
 import argparse
+import builtins
 import copy
 import importlib.util
 import json
@@ -101,7 +102,7 @@ def check_name(name, root):
     if not NAME_RE.match(name):
         raise NewOpError(f"operator name {name!r}: use lower_case letters, digits and single "
                          f"underscores, starting with a letter (e.g. silu, reduce_max)")
-    if keyword.iskeyword(name) or name in dir(__builtins__):
+    if keyword.iskeyword(name) or name in dir(builtins):
         raise NewOpError(f"operator name {name!r} is a Python keyword or builtin")
     if len(name) > 40:
         raise NewOpError(f"operator name {name!r} is longer than 40 characters")
