@@ -9,9 +9,11 @@
 #   sanitize-py runs the four sanitizers (SANITIZE_PY_TOOLS) over the Python edge-data tests,
 #   checking this project's kernels only (torch's are excluded).
 # PARALLEL=1 runs the test steps (ctest to examples, and large) side by side on the one GPU, then
-# the sanitizers one after another: the longest step sets the time (on an H200, 2026-12-05: the
-# C++ GPU suite, 261 s, with pytest 232 s beside it). The GPU's memory must hold them all at
-# once (the large-tensor test alone takes about 18 GB).
+# the sanitizer steps side by side: the longest step sets the time (on an H200, 2026-12-05: the
+# C++ GPU suite, 261 s, with pytest 232 s beside it; memcheck, synccheck and initcheck over the
+# 40 softmax, reduce_sum and plan-path tests in under 250 s each with racecheck beside them,
+# which reached 27 of the 40 by then). The GPU's memory must hold them all at once (the
+# large-tensor test alone takes about 18 GB).
 set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"
@@ -39,16 +41,17 @@ has large && test_step large env CAMP_LARGE_TESTS=1 "$GPU_TESTS" --gtest_filter=
 collect_bg
 if has sanitize; then
     for tool in memcheck racecheck initcheck synccheck; do
-        step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$GPU_TESTS" \
+        test_step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$GPU_TESTS" \
             --gtest_filter="${SANITIZE_FILTER:-*-*Large*}"
     done
 fi
 if has sanitize-py; then
     for tool in ${SANITIZE_PY_TOOLS:-memcheck racecheck initcheck synccheck}; do
-        step "san-py-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 --kernel-name kns=oprt $([[ $tool == initcheck ]] && echo --check-api-memory-access no) \
+        test_step "san-py-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 --kernel-name kns=oprt $([[ $tool == initcheck ]] && echo --check-api-memory-access no) \
             python3 -m pytest "$REPO_ROOT/tests/op_tests/test_edge_data.py" -q -x --backend nvidia
     done
 fi
+collect_bg
 
 printf '\n===== summary =====\n'
 finish
