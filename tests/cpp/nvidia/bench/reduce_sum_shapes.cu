@@ -1026,12 +1026,13 @@ int main(int argc, char **argv) {
         }
     };
     entries(g_suggestions, "Every form");
-    std::printf("\nWhere an entry goes in ops/reduce_sum/nvidia/reduce_sum_cuda.cu (rows.cuh for kGroupThreads and "
-                "launch_rows): group -> rows_choice (lanes; kGroupThreads = threads); block -> rows_choice "
-                "(threads) and launch_rows (batch: the kernel's kBatch); split -> plan()'s rows_split branch (kSplitThreadsF32 / kSplitThreads16, chunks, "
-                "batch); cluster -> the rows_cluster branch (kClusterRowThreads, C = chunks); tile -> the "
-                "inner rules of plan() (kOnePassMaxElements, kTall*, tile_shape / kMinTileRowBytes: bx, "
-                "threads, the V choice: vec, the chunk rule: kResidentBlocksPerSm, kMinChunkRows).\n");
+    std::printf("\nWhere an entry goes in ops/reduce_sum/nvidia/reduce_sum_cuda.cu (rows.cuh for kGroupThreads "
+                "and launch_rows): group -> rows_choice (lanes; kGroupThreads = threads); block -> rows_choice "
+                "(threads) and launch_rows (batch: the kernel's kBatch); split -> plan()'s rows_split branch "
+                "(kSplitThreadsF32 / kSplitThreads16, chunks, batch); cluster -> the rows_cluster branch "
+                "(kClusterRowThreads, C = chunks); tile -> the inner rules of plan() (kOnePassMaxElements, "
+                "kTall*, tile_shape / kMinTileRowBytes: bx, threads, the V choice: vec, the chunk rule: "
+                "kResidentBlocksPerSm, kMinChunkRows).\n");
 
     // The forms against their twins at equal launch shape.
     std::printf("\nForms against their twins at equal launch shape (time ratio, hot + dram; < 1: the first is faster):\n");
