@@ -12,8 +12,8 @@ ladder (operator_runtime.variants(op, backend)): the whole ladder on GPU backend
 CPU, the ladders of softmax, reduce_sum and matmul (ops/<op>/cpu/ladder.cc); "auto" alone elsewhere. "student", an exercise's
 variant (scripts/camp.py exercise), runs only when named: --variant student. A variant
 that cannot run a case's layout (OPRT_ERR_NOT_SUPPORTED) skips it with the reason; its
-support of the plain dense case is checked by tests/cpp/variants_test.cc and
-tests/cpp/nvidia/variants_test.cc.
+support of the plain dense case is checked by test_cases.py's
+test_every_cpu_step_runs_the_dense_case (CPU) and tests/cpp/nvidia/variants_test.cc (NVIDIA).
 """
 
 import random

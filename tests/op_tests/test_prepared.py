@@ -94,7 +94,8 @@ def test_attributes(target, seed):
     out, src = _pair(target, seed)
     with ort.prepare_softmax(out, src, backend=target.backend) as op:
         assert op.op == "softmax" and op.backend == target.resolved
-        assert op.workspace_size >= 0
+        if target.resolved == "cpu":
+            assert op.workspace_size == 0  # the CPU softmax keeps nothing between its passes
         assert "softmax" in repr(op) and "dim=1" in repr(op)
 
 
