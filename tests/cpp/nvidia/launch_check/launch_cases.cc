@@ -55,6 +55,16 @@ std::string text(const Dims &v) {
 uintptr_t g_base = uintptr_t(0x7000) << 32;
 uintptr_t region(int i) { return g_base + (uintptr_t(i) << 37); }
 
+// Elements from a tensor's first to one past its last (0 when empty).
+int64_t span(const Tensor &t) {
+    int64_t last = 0;
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+        if (t.shape[d] == 0) return 0;
+        last += (t.shape[d] - 1) * t.strides[d];
+    }
+    return t.offset + last + 1;
+}
+
 // The view of t in region(index), printed as a BUFFER line.
 oprt_tensor_view_t view(const char *name, int index, const Tensor &t, oprt_dtype_t dtype) {
     const int64_t esize = dtype == OPRT_DTYPE_F32 ? 4 : 2;
@@ -62,16 +72,14 @@ oprt_tensor_view_t view(const char *name, int index, const Tensor &t, oprt_dtype
     v.data = reinterpret_cast<void *>(region(index) + uintptr_t(t.offset * esize));
     v.dtype = dtype;
     v.ndim = int32_t(t.shape.size());
-    int64_t last = t.offset, empty = 0;
     for (size_t d = 0; d < t.shape.size(); ++d) {
         v.shape[d] = t.shape[d];
         v.strides[d] = t.strides[d];
-        if (t.shape[d] == 0) empty = 1;
-        else last += (t.shape[d] - 1) * t.strides[d];
     }
     const uintptr_t first = reinterpret_cast<uintptr_t>(v.data);
+    const int64_t elements = span(t);
     std::fprintf(stderr, "BUFFER %s %#llx %#llx\n", name, (unsigned long long)first,
-                 (unsigned long long)(empty ? first : region(index) + uintptr_t((last + 1) * esize)));
+                 (unsigned long long)(elements == 0 ? first : region(index) + uintptr_t(elements * esize)));
     return v;
 }
 
@@ -236,16 +244,6 @@ struct Random {
         return Tensor{shape, strides, below(8)};
     }
 };
-
-// Elements from a tensor's first to one past its last (0 when empty).
-int64_t span(const Tensor &t) {
-    int64_t last = 0;
-    for (size_t d = 0; d < t.shape.size(); ++d) {
-        if (t.shape[d] == 0) return 0;
-        last += (t.shape[d] - 1) * t.strides[d];
-    }
-    return t.offset + last + 1;
-}
 
 void random_cases(oprt_dtype_t dt, int count) {
     Random r;
