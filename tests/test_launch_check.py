@@ -74,6 +74,13 @@ def test_each_bad_launch_is_reported(kw, expected):
     assert len(found) == 1 and expected in found[0], found
 
 
+def test_a_cluster_on_a_gpu_without_clusters_is_reported():
+    launch = "launch k grid=8,1,1 block=256,1,1 smem=0 stream=(nil) cluster=4,1,1 args={a}|{b}|{c}"
+    assert problems(launch=launch)[0] == []
+    found = problems(gpu="a100", launch=launch)[0]
+    assert len(found) == 1 and "clusters on a GPU without them" in found[0], found
+
+
 def test_data_that_looks_like_a_pointer_is_not_one():
     # Two 32-bit fields that read as an address far outside the buffers, the same in both runs.
     data = ptr(BASE + (7 << 32) + 3)

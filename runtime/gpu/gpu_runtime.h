@@ -99,15 +99,9 @@ oprt_status_t allow_large_clusters(const char *op, const void *kernel);
 // too, JIT-compiled from older PTX, without them.
 oprt_status_t kernel_ptx_version(const char *op, const void *kernel, int *version);
 
-// Whether plans may choose thread-block-cluster kernels: true unless the
-// environment sets OPRT_DISABLE_CLUSTERS=1 (read at each descriptor creation;
-// tests use it to reach the portable fallbacks on a GPU that has clusters).
-bool clusters_allowed();
-
 // Whether kernels may be launched overlapped with the kernel before them
 // (programmatic dependent launch, gpu::launch_overlapped): a device of compute
-// capability 9.0 or newer, unless the environment sets
-// OPRT_DISABLE_OVERLAPPED_LAUNCH=1 (read once; for measuring the difference).
+// capability 9.0 or newer.
 bool overlapped_launch_allowed();
 
 // How many clusters of `cluster` blocks of `threads` threads with `smem` bytes

@@ -5,7 +5,6 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -408,19 +407,7 @@ oprt_status_t kernel_ptx_version(const char *op, const void *kernel, int *versio
     return OPRT_SUCCESS;
 }
 
-namespace {
-// An on/off switch of the environment: set to anything but "" or "0".
-bool env_switch_on(const char *name) {
-    const char *v = std::getenv(name);
-    return v != nullptr && v[0] != '\0' && v[0] != '0';
-}
-}  // namespace
-
-bool clusters_allowed() { return !env_switch_on("OPRT_DISABLE_CLUSTERS"); }
-
 bool overlapped_launch_allowed() {
-    static const bool disabled = env_switch_on("OPRT_DISABLE_OVERLAPPED_LAUNCH");
-    if (disabled) return false;
     // Every launch asks: where every device is sm_90 or newer (the usual machine) the
     // answer is known once, without asking which device is current.
     static const bool every_device = [] {

@@ -397,7 +397,7 @@ oprt_status_t plan(AxisPlan &p) {
     gpu::DeviceInfo dev_info;
     oprt_status_t s = gpu::current_device(kPlanOp, &dev_info);
     if (s != OPRT_SUCCESS) return s;
-    const bool clusters = OPRT_DEVICE_HAS_CLUSTER_LAUNCH && dev_info.cc_major >= 9 && gpu::clusters_allowed();
+    const bool clusters = OPRT_DEVICE_HAS_CLUSTER_LAUNCH && dev_info.cc_major >= 9;
     const int64_t sms = dev_info.sm_count;
     const int64_t L = p.axis_len;
     const int64_t W = elems_per_vector(p.dtype);

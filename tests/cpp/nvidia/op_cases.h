@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -75,29 +74,6 @@ public:
 
 private:
     const char *prev_;
-};
-
-// Sets an environment variable for one scope (OPRT_DISABLE_CLUSTERS, read at
-// descriptor creation, reaches the portable fallbacks of the cluster kernels).
-class ScopedEnv {
-public:
-    ScopedEnv(const char *name, const char *value) : name_(name) {
-        const char *old = std::getenv(name);
-        had_ = old != nullptr;
-        if (had_) old_ = old;
-        setenv(name, value, 1);
-    }
-    ~ScopedEnv() {
-        if (had_) setenv(name_, old_.c_str(), 1);
-        else unsetenv(name_);
-    }
-    ScopedEnv(const ScopedEnv &) = delete;
-    ScopedEnv &operator=(const ScopedEnv &) = delete;
-
-private:
-    const char *name_;
-    bool had_ = false;
-    std::string old_;
 };
 
 enum class Ew { kCopy, kAdd, kRelu };

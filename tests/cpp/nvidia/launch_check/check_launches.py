@@ -12,8 +12,9 @@ refuse it or as it could fault:
   block within the kernel's thread bound and register file;
 - dynamic shared memory within what the kernel was allowed
   (cudaFuncSetAttribute) and the GPU's per-block limit;
-- clusters divide the grid and hold at most 8 blocks (16 where the kernel
-  allowed it); a cooperative grid fits on the GPU at once;
+- clusters only on a GPU that has them (compute capability 9.0 or newer),
+  dividing the grid, of at most 8 blocks (16 where the kernel allowed it); a
+  cooperative grid fits on the GPU at once;
 - every pointer among the arguments lies within one of the case's buffers
   (its end included), and every memset within the workspace: the cases run
   twice, their buffers moved between the runs, and an argument word that
@@ -119,7 +120,7 @@ def pointer_words(args, moved_args):
 def check(log, moved_log, kernels, gpu):
     """(problems, cases, launches, kernel names launched) of a run's log and of the run with
     the buffers moved."""
-    sms, _, block_limit, _ = GPUS[gpu]
+    sms, cc_major, block_limit, _ = GPUS[gpu]
     problems, launched = [], set()
     cases = launches = 0
     case, buffers, allowed, large_clusters = "", {}, {}, set()
@@ -186,6 +187,8 @@ def check(log, moved_log, kernels, gpu):
         if smem > limit or static + smem > block_limit:
             problem(f"{name}: {smem} bytes of dynamic shared memory, allowed {limit}")
         cluster = re.search(r"cluster=(\d+),(\d+),(\d+)", attrs)
+        if cluster and cc_major < 9:
+            problem(f"{name}: clusters on a GPU without them (compute capability {cc_major})")
         if cluster and grid[0] % int(cluster.group(1)):
             problem(f"{name}: grid {grid[0]} not a multiple of cluster {cluster.group(1)}")
         if cluster and int(cluster.group(1)) > (16 if name in large_clusters else 8):
