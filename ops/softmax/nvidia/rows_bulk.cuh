@@ -366,71 +366,8 @@ __device__ __forceinline__ int64_t row_end_element(RowEnds r, int64_t L) {
     return -1;
 }
 
-// Whole 16-bit rows of at most V vectors a thread (blocks of at most
-// kRowRegisterThreads): the exps stay in registers from the sum to the write
-// pass, one 2^x an element instead of two (ncu put the special-function pipe
-// at 59% in the ring's write pass). V is 4 (80 registers a thread) or, for
-// rows of up to 16384 elements, 8 (114). kEnd: xe is this thread's head or
-// tail element (-inf where it has none), written to *ye.
-constexpr int kRowRegisterThreads = 256;
-constexpr int kRowRegisterMaxVecs = 8;
-
-template <typename T, int V, bool kEnd = false>
-__device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict__ y, int nv,
-                                                      gpu::BlockReduceScratch<float> &scratch,
-                                                      float xe = 0.0f, T *ye = nullptr) {
-    constexpr int P = gpu::vector_width<T>();
-    const float m = block_max<T, kEnd>(x, nv, xe, scratch);
-    if (m == neg_inf()) {  // only -inf and NaN (uniform over the block): every output is NaN
-        const F32Pair row{m, 0.0f};
-        slice_write(x, y, nv, m, row);
-        if constexpr (kEnd)
-            if (ye != nullptr) *ye = end_output<T>(xe, m, row);
-        return;
-    }
-    const Exp2Form w = sum_exponent(m);
-    float e[V * P];
-    float s = 0.0f;
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-        const int q = int(threadIdx.x) + j * int(blockDim.x);
-        if (q < nv) {
-            float f[P];
-            gpu::widen(gpu::load_vec<P>(x + q * P), f);
-#pragma unroll
-            for (int i = 0; i < P; ++i) {
-                e[j * P + i] = exp2_element(f[i], m, w);
-                s += e[j * P + i];
-            }
-        }
-    }
-    float ee = 0.0f;
-    if constexpr (kEnd) {
-        if (ye != nullptr) {
-            ee = exp2_element(xe, m, w);
-            s += ee;
-        }
-    }
-    const float inv = 1.0f / gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-        const int q = int(threadIdx.x) + j * int(blockDim.x);
-        if (q < nv) {
-            Vec<T, P> v;
-#pragma unroll
-            for (int i = 0; i < P; ++i) v.v[i] = dev::from_f32<T>(e[j * P + i] * inv);
-            gpu::store_vec_global<P>(y + q * P, v);
-        }
-    }
-    if constexpr (kEnd)
-        if (ye != nullptr) *ye = dev::from_f32<T>(ee * inv);
-}
-
 // Iteration k of a block reduces row k + 1's slice before it writes row k's:
 // a split row's pairs arrive while the block works.
-// kRowVecs (4 or 8; 0: the slice passes): whole 16-bit rows in registers
-// (row_softmax_registers), a row reduced and written before the next; own
-// instances, so their registers cost the split form no occupancy.
 // kHeads: rows off 16-byte boundaries or not whole vectors, in and out at
 // the same offset: the buffers get the row's aligned middle, the ends go one
 // per thread (of the row's first block, for split rows).
@@ -438,12 +375,9 @@ __device__ __forceinline__ void row_softmax_registers(const T *x, T *__restrict_
 // group, the next ones claimed from its slice's counter, one claim ahead.
 // Rows are claimed and worked in increasing order, so the lowest unfinished
 // row always has a block for every slice: the joins end.
-template <typename T, int kRowVecs = 0, bool kHeads = false, bool kClaim = false>
-__global__ void __launch_bounds__(kRowVecs > 0 ? kRowRegisterThreads : kBulkMaxThreads)
+template <typename T, bool kHeads = false, bool kClaim = false>
+__global__ void __launch_bounds__(kBulkMaxThreads)
 softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows p) {
-    static_assert(kRowVecs == 0 || (sizeof(T) == 2 && (kRowVecs == 4 || kRowVecs == kRowRegisterMaxVecs)),
-                  "rows in registers: 16-bit rows, 4 or 8 vectors a thread");
-    static_assert(!kClaim || kRowVecs == 0, "claimed rows: split rows only");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     __trap();  // plans choose this kernel only for code built for sm_90 or newer
 #else
@@ -530,28 +464,6 @@ softmax_rows_bulk_kernel(const T *__restrict__ in, T *__restrict__ out, BulkRows
         const int64_t e = row_end_element<T>(row_ends(in + io, p.L), p.L);
         return e >= 0 ? dev::to_f32(in[io + e]) : neg_inf();
     };
-    if constexpr (kRowVecs > 0) {
-        float next_end = kHeads ? end_element(0) : 0.0f;
-        for (int k = 0, b = 0; row_of(k) < p.rows; ++k) {
-            const float xe = next_end;
-            if constexpr (kHeads) next_end = end_element(k + 1);
-            wait_buffer(b);
-            int64_t io, oo;
-            p.ix.offsets(row_of(k), &io, &oo);
-            if constexpr (kHeads) {
-                const RowEnds r = row_ends(in + io, p.L);
-                const int64_t e = row_end_element<T>(r, p.L);
-                row_softmax_registers<T, kRowVecs, true>(buffer(b), out + oo + r.head, int(r.mid / P), scratch, xe,
-                                                         e >= 0 ? out + oo + e : nullptr);
-            } else {
-                row_softmax_registers<T, kRowVecs>(buffer(b), out + oo, nv, scratch);
-            }
-            refill(k, b);
-            b = b + 1 == S ? 0 : b + 1;
-        }
-        return;
-    }
-
     // Row k's offsets and this block's vectors of it (kHeads: of the row's
     // aligned middle, which starts r.head elements in).
     auto share = [&](int k, int64_t *io, int64_t *oo, RowEnds *r) {
@@ -632,69 +544,12 @@ inline size_t bulk_split_state_bytes(int64_t rows, int64_t chunks) {
     return size_t(rows * chunks) * sizeof(unsigned long long) + size_t(chunks) * sizeof(unsigned);
 }
 
-// Vectors a thread of the ring's register form (kRowVecs) for whole rows of
-// `slice` elements on `threads` threads: 4, or 8 where 4 do not hold the row;
-// 0 where it cannot hold it (f32, more than kRowRegisterThreads threads).
-inline int row_register_vecs(int64_t esize, int64_t threads, int64_t slice) {
-    if (esize != 2 || threads > kRowRegisterThreads) return 0;
-    const int64_t per_thread = gpu::ceil_div(gpu::ceil_div(slice, gpu::kVectorBytes / esize), threads);
-    return per_thread <= 4 ? 4 : per_thread <= kRowRegisterMaxVecs ? kRowRegisterMaxVecs : 0;
+// The plan's ring kernel for a dtype.
+inline const void *bulk_kernel_for(oprt_dtype_t dtype) {
+    return dtype == OPRT_DTYPE_F16    ? reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<dev::half_t>)
+           : dtype == OPRT_DTYPE_BF16 ? reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<dev::bf16_t>)
+                                      : reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<float>);
 }
-
-// 16-bit rows of 12289-16384 elements fill the register form's 256 threads
-// at 8 vectors a thread (114 registers). Those blocks run where there are at
-// least this many rows for each of them resident (4.5 waves of two-row
-// blocks), the ring's 512 threads otherwise. H200 (2026-11-30), against the
-// ring: (4096, 16384) f16 76.4 -> 70.6 us, (8192, 16384) bf16 146.5 -> 135.3,
-// (4096, 16383) bf16 93.1 -> 84.1, (4096, 12289) bf16 80.0 -> 73.0; but
-// (2112, 16384) f16 39.0 -> 40.3 (4 waves), (1024, 16384) bf16 21.7 -> 22.8,
-// and rows of 12288 (192 threads) 55.6 -> 58.6.
-constexpr int64_t kWideRowRegisterRowsPerBlock = 9;
-inline bool enough_rows_for_wide_registers(int64_t rows, int64_t reg_resident) {
-    return rows >= kWideRowRegisterRowsPerBlock * reg_resident;
-}
-
-// Whether the ring runs whole rows (chunks == 1) in its register form. At 4
-// vectors a thread its 80 registers leave fewer blocks resident: where the
-// ring's blocks take every row in one wave and the register form's would
-// not, the ring stays ((1008, 2304) bf16: 5.5 us ring, 5.7 register form;
-// H200, 2026-11-30); rows off 16-byte boundaries (heads) take it wherever it
-// fits. ring_resident, reg_resident: blocks resident at once.
-inline bool bulk_row_registers(int64_t esize, int64_t rows, int64_t threads, int64_t slice, bool heads,
-                        int64_t ring_resident, int64_t reg_resident) {
-    const int vecs = row_register_vecs(esize, threads, slice);
-    if (vecs == kRowRegisterMaxVecs) return enough_rows_for_wide_registers(rows, reg_resident);
-    return vecs > 0 && (heads || rows <= reg_resident || rows > ring_resident);
-}
-
-// The register form's instance for `vecs` (4 or kRowRegisterMaxVecs) vectors a thread.
-template <typename T, bool kHeads>
-auto row_registers_instance(int vecs) {
-    return vecs == kRowRegisterMaxVecs ? &softmax_rows_bulk_kernel<T, kRowRegisterMaxVecs, kHeads>
-                                       : &softmax_rows_bulk_kernel<T, 4, kHeads>;
-}
-
-// The plan's ring kernel for T, or (16-bit, vecs 4 or 8) its register form.
-template <typename T>
-const void *bulk_kernel_of(int vecs) {
-    if constexpr (sizeof(T) == 2)
-        if (vecs) return reinterpret_cast<const void *>(row_registers_instance<T, false>(vecs));
-    return reinterpret_cast<const void *>(&softmax_rows_bulk_kernel<T>);
-}
-inline const void *bulk_kernel_for(oprt_dtype_t dtype, int vecs = 0) {
-    return dtype == OPRT_DTYPE_F16    ? bulk_kernel_of<dev::half_t>(vecs)
-           : dtype == OPRT_DTYPE_BF16 ? bulk_kernel_of<dev::bf16_t>(vecs)
-                                      : bulk_kernel_of<float>(0);
-}
-
-// Register-form rows from this size on run as a grid of blocks of two rows
-// each instead of one wave of blocks that loop over all rows: blocks that
-// leave let the block scheduler hand the next rows to the SMs that are
-// ahead. H200 (2026-11-30): bf16 (8192, 4096) 40.0 -> 36.4 us, (32768, 4096)
-// 150.5 -> 131.9, (4096, 8192) 40.1 -> 37.6; one row a block leaves nothing
-// to overlap with its load (40.4 us); rows of 4 KB lost ((16384, 2048) f16
-// 36.1 -> 45.7 us).
-constexpr int64_t kShortLivedMinRowBytes = 8 * 1024;
 
 // Whether every row of out sits at the same offset from a 16-byte boundary as
 // its row of in, both on element boundaries: the kHeads instances then split
@@ -707,30 +562,6 @@ inline bool rows_offsets_alike(const OuterIndex &ix, const void *in, const void 
         if (ix.shape[d] > 1 && ((ix.in_strides[d] - ix.out_strides[d]) * esize) % gpu::kVectorBytes != 0)
             return false;
     return true;
-}
-
-// Whole 16-bit rows in the ring's register form where bulk_row_registers says
-// so, or (heads: rows off 16-byte boundaries) wherever it fits; sets
-// *launched. ring_resident: the plain ring's resident blocks.
-template <typename T>
-oprt_status_t launch_bulk_row_registers(BulkRows q, const T *in, T *out, int threads, size_t smem,
-                                        int64_t ring_resident, bool heads, const gpu::DeviceInfo &info,
-                                        dev::stream_t stream, bool *launched) {
-    const int64_t esize = int64_t(sizeof(T));
-    const int vecs = row_register_vecs(esize, threads, q.slice);
-    if (vecs == 0) return OPRT_SUCCESS;
-    auto *kernel = heads ? row_registers_instance<T, true>(vecs) : row_registers_instance<T, false>(vecs);
-    int64_t resident = 0;
-    const oprt_status_t s =
-        resident_blocks(kExecuteOp, reinterpret_cast<const void *>(kernel), threads, smem, info, &resident);
-    if (s != OPRT_SUCCESS) return s;
-    if (!bulk_row_registers(esize, q.rows, threads, q.slice, heads, ring_resident, resident)) return OPRT_SUCCESS;
-    q.row_groups = gpu::clamp64(resident, 1, q.rows);
-    if (q.slice * esize >= kShortLivedMinRowBytes && gpu::ceil_div(q.rows, 2) > q.row_groups)
-        q.row_groups = gpu::ceil_div(q.rows, 2);  // blocks of two rows each, in waves
-    gpu::launch_overlapped(kernel, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
-    *launched = true;
-    return OPRT_SUCCESS;
 }
 
 // Split rows: the (max, sum) slots and the row counters set to all ones (no
@@ -769,9 +600,8 @@ oprt_status_t launch_rows_bulk(const T *in, T *out, BulkRows q, int threads, boo
     oprt_status_t s = gpu::current_device(kExecuteOp, &info);
     if (s != OPRT_SUCCESS) return s;
     const size_t smem = size_t(q.stages * q.slice) * sizeof(T);
-    auto *ring = !heads  ? (claimed ? &softmax_rows_bulk_kernel<T, 0, false, true> : &softmax_rows_bulk_kernel<T>)
-                 : claimed ? &softmax_rows_bulk_kernel<T, 0, true, true>
-                           : &softmax_rows_bulk_kernel<T, 0, true>;
+    auto *ring = !heads ? (claimed ? &softmax_rows_bulk_kernel<T, false, true> : &softmax_rows_bulk_kernel<T>)
+                        : (claimed ? &softmax_rows_bulk_kernel<T, true, true> : &softmax_rows_bulk_kernel<T, true>);
     int64_t resident = 0;
     if ((s = resident_blocks(kExecuteOp, reinterpret_cast<const void *>(ring), threads, smem, info, &resident)) !=
         OPRT_SUCCESS)
@@ -780,13 +610,6 @@ oprt_status_t launch_rows_bulk(const T *in, T *out, BulkRows q, int threads, boo
     *launched = true;
     q.row_groups = gpu::clamp64(resident / q.chunks, 1, q.rows);
     if (q.chunks > 1) return launch_bulk_split(ring, q, workspace, in, out, threads, smem, stream);
-    if constexpr (sizeof(T) == 2) {  // whole 16-bit rows: the register form where it fits
-        bool in_registers = false;
-        if ((s = launch_bulk_row_registers(q, in, out, threads, smem, resident, heads, info, stream, &in_registers)) !=
-                OPRT_SUCCESS ||
-            in_registers)
-            return s;
-    }
     gpu::launch_overlapped(ring, unsigned(q.row_groups), unsigned(threads), smem, stream, in, out, q);
     return OPRT_SUCCESS;
 }

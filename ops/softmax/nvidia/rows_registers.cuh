@@ -1,5 +1,5 @@
-// softmax of dense rows held in registers (up to 16384 f32 / 8192 16-bit
-// columns in the plan), loaded straight from global memory: one kernel whose
+// softmax of dense rows held in registers (up to 16384 columns in the
+// plan), loaded straight from global memory: one kernel whose
 // shape (threads per row, vectors per thread) is a pair of template
 // parameters, and its launcher. Shared by every GPU backend.
 //

@@ -5,17 +5,14 @@
 // ladder.cuh (kernel.cuh: what they share); design and measurements:
 // docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
-//     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 f32 /
-//                                             8192 16-bit columns)
+//     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 columns)
 //     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
 //                                             rows_block_smem
 //     longer: rows < 2 * SMs (f32), < SMs / 2 (16-bit) -> split two-pass; else
 //                                             a block per row, two passes
-//     then on sm_90 (bulk_faster: 16-bit from 2048 columns, f32 beyond 16384,
-//     unless a measured kRegisterRows entry takes the row) -> the bulk-copy ring
-//     (rows_bulk.cuh): a row per block (16-bit rows of up to 8192 with the
-//     exps in registers, from 4096 in blocks of two rows), or split over
-//     blocks that swap (max, sum), claiming rows with >= 16 row groups a wave.
+//     then on sm_90, rows beyond 16384 columns -> the bulk-copy ring
+//     (rows_bulk.cuh): a row per block, or split over blocks that swap
+//     (max, sum), claiming rows with >= 16 row groups a wave.
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
 // Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
 // out at the same offset, the ring's head-peeling instances; otherwise the
@@ -117,7 +114,10 @@ constexpr RegisterRows kRegisterRows[] = {
     // f16 / bf16, every other row; 33-64: two vectors a thread (32768 x 64
     // bf16 with the rows in the L2: 2.55 against 2.88 us; H200, 2026-12-04);
     // 513-1024: a warp a row, 8 blocks of 128 threads an SM, staged (measured
-    // at 16384x1024 and 65536x1024).
+    // at 16384x1024 and 65536x1024); 2049-3072: a warp a row at 9 vectors up
+    // to 2304, then 128 threads of 4, where 256 of 2 left most threads one
+    // vector (bf16, hot: 16384 x 2304 50.5 -> 37.9 us, 16384 x 2560 53.3 ->
+    // 43.0, 16384 x 3000 56.7 -> 47.9; H200, 2026-12-05).
     {2, 0, 32, 0, 4, 1},
     {2, 32, 64, 0, 4, 2},
     {2, 64, 128, 0, 16, 1},
@@ -125,8 +125,11 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 256, 512, 0, 32, 2},
     {2, 512, 1024, 0, 32, 4, 8, 1},
     {2, 1024, 2048, 0, 128, 2},
-    {2, 2048, 4096, 0, 256, 2},
+    {2, 2048, 2304, 0, 32, 9},
+    {2, 2304, 3072, 0, 128, 4},
+    {2, 3072, 4096, 0, 256, 2},
     {2, 4096, 8192, 0, 512, 2},
+    {2, 8192, 16384, 0, 512, 4},
 };
 constexpr size_t kRegisterRowsCount = std::size(kRegisterRows);
 
@@ -205,19 +208,10 @@ enum class BulkUse {
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 constexpr int64_t kBulkMinCols = 1024;
-constexpr int64_t kRegisterMaxColsF32 = 16384;  // kRegisterRows' last f32 band
+constexpr int64_t kRegisterMaxCols = 16384;  // kRegisterRows' last band, every dtype
 
-// H200 (2026-11-29): 16-bit rows from 2048 columns (bf16 (8192, 4096) 40.9 us
-// against 46.6 in registers; (2048, 65536) 201 us against 260 two-pass); f32
-// rows beyond the register kernels' 16384 columns: (256, 262144) 154 us
-// against 276 split two-pass, (2048, 65536) 292 and (1024, 131072) 292 us
-// against 396 and 400 block-per-row two-pass.
-bool bulk_faster(const AxisPlan &p) {
-    // Rows of a measured kRegisterRows entry stay in registers.
-    if (p.kernel == kRowsRegisters && kRegisterRows[p.launch[0]].max_rows_per_sm != 0) return false;
-    if (p.dtype != OPRT_DTYPE_F32) return p.axis_len >= 2048;
-    return p.axis_len > kRegisterMaxColsF32;
-}
+// The ring takes the rows the register kernels do not hold.
+bool bulk_faster(const AxisPlan &p) { return p.axis_len > kRegisterMaxCols; }
 
 // A block's ring: kBulkStages buffers of up to kBulkSliceBytes (less where
 // one block's shared memory does not hold them).
@@ -287,17 +281,7 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     // with 4; H200, 2026-11-29). At least 128 threads: rows off boundaries
     // read their ends one per thread (row_end_element).
     const int vecs = chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread;
-    int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
-    if (chunks == 1 && esize == 2 && threads > kRowRegisterThreads &&
-        round_up(ceil_div(slice / P, kRowRegisterMaxVecs), 64) == kRowRegisterThreads) {
-        // Rows of 12289-16384 16-bit elements: 256 threads at 8 vectors a
-        // thread where there are enough rows (enough_rows_for_wide_registers).
-        int64_t wide_resident = 0;
-        s = resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, kRowRegisterMaxVecs), kRowRegisterThreads, smem, info,
-                            &wide_resident);
-        if (s != OPRT_SUCCESS) return s;
-        if (enough_rows_for_wide_registers(rows, wide_resident)) threads = kRowRegisterThreads;
-    }
+    const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
     int64_t resident = 0;
     s = resident_blocks(kPlanOp, kernel, threads, smem, info, &resident);
     if (s != OPRT_SUCCESS || resident < chunks) return s;
@@ -309,14 +293,6 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
         (esize == 2 || whole_vectors)) {
         p.kernel = kRowsBulkClaimed;
         p.kernel_name = "rows_bulk_ring_split_claimed";
-    }
-    const int reg_vecs = chunks == 1 ? row_register_vecs(esize, threads, slice) : 0;
-    if (reg_vecs > 0) {  // the launch decides again on the executing device, by the same rule
-        int64_t reg_resident = 0;
-        s = resident_blocks(kPlanOp, bulk_kernel_for(p.dtype, reg_vecs), threads, smem, info, &reg_resident);
-        if (s != OPRT_SUCCESS) return s;
-        if (bulk_row_registers(esize, rows, threads, slice, !whole_vectors, resident, reg_resident))
-            p.kernel_name = "rows_bulk_ring_registers";
     }
     p.launch[0] = threads;
     p.launch[1] = chunks;

@@ -127,16 +127,20 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersOnChip) {
             check_softmax(dt, {{600, 1024}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
             check_softmax(dt, {{2000, 700}}, 1, /*specials=*/true);
         }
-        const int64_t reg_max = dt == OPRT_DTYPE_F32 ? 16384 : 8192;
+        const int64_t reg_max = 16384;  // every dtype
         {
             ExpectKernel k("rows_registers");  // a block a row
             for (int64_t L : {int64_t(1025), int64_t(1280), int64_t(2304), int64_t(3840), int64_t(4096),
-                              int64_t(4097), int64_t(5000), int64_t(8191), reg_max - 1, reg_max})
+                              int64_t(4097), int64_t(5000), int64_t(8191), int64_t(8193), int64_t(12289),
+                              reg_max - 1, reg_max})
                 check_softmax(dt, {{37, L}}, 1);
             check_softmax(dt, {{37, 4097}, {}, 1}, 1);  // misaligned rows: element loads
             check_softmax(dt, {{37, 4096}, {}, 3}, 1, false, {}, /*out_offset=*/3);  // heads on every row
             check_softmax(dt, {{37, reg_max - 1}}, 1, /*specials=*/true);           // heads on odd rows
             check_softmax(dt, {{8, 3000}}, 1, /*specials=*/true);
+            // Odd lengths at the 16-bit bands' edges (a warp of 9 vectors a lane up to 2304,
+            // 128 threads of 4 up to 3072): every other row off a boundary, the general form.
+            for (int64_t L : {2049, 2303, 2305, 3071}) check_softmax(dt, {{37, L}}, 1, true);
             check_softmax(dt, {{8, reg_max}}, 1, true);
             check_softmax(dt, {{3, 4, 2000}, {10000, 2000, 1}}, -1);  // outer dims that do not merge
         }
@@ -210,9 +214,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxBlockSharedMemory) {
         // per row, the row in its shared memory (as f32: up to ~57K columns).
         ExpectKernel k("rows_block_smem");
         check_softmax(dt, {{150, 16385}}, 1);
-        // Exactly 48 KB of dynamic shared memory: with the static part above
-        // the default limit, so the kernel must opt in (it did not, once).
-        if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{150, 12288}}, 1);
+        // Every row here takes more than the default 48 KB of dynamic shared
+        // memory (16385 f32 values), so the kernel must opt in (it did not, once).
         check_softmax(dt, {{150, 20003}}, 1);  // odd rows: every other row misaligned
         check_softmax(dt, {{150, 20003}}, 1, /*specials=*/true);
         check_softmax(dt, {{150, 20000}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // a head on every row
@@ -255,8 +258,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
     UseVariant bulk("bulk_async");
     for (oprt_dtype_t dt : all_dtypes()) {
         {
-            // A row per block; whole 16-bit rows of up to 4 vectors a thread keep their exps in registers.
-            ExpectKernel k(dt == OPRT_DTYPE_F32 ? "rows_bulk_ring" : "rows_bulk_ring_registers");
+            ExpectKernel k("rows_bulk_ring");  // a row per block
             for (int64_t L : {1024, 1280, 2304, 3000, 4096})
                 check_softmax(dt, {{300, L}}, 1);
             check_softmax(dt, {{300, 4096}}, 1, /*specials=*/true);
@@ -270,16 +272,14 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             // maxima just inside and just outside that bound.
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4096}}, 1, false, {}, 0, nullptr, range);
             check_softmax(dt, {{3000, 4096}}, 1, true);  // several rows a block: the ring cycles
-            // 16-bit rows of 8 KB run in blocks of two rows; shorter ones on one
-            // wave of blocks that loop: here past the third buffer.
-            check_softmax(dt, {{5000, 2048}}, 1, true);
+            check_softmax(dt, {{5000, 2048}}, 1, true);  // one wave of blocks that loop: past the third buffer
         }
         if (dt != OPRT_DTYPE_F32) {
-            // 16-bit rows off 16-byte boundaries (odd lengths, offset data): the register
-            // form's kHeads instance, the aligned middle by bulk copy, the ends one per thread.
-            ExpectKernel k("rows_bulk_ring_registers");
+            // 16-bit rows off 16-byte boundaries (odd lengths, offset data): the kHeads
+            // instance, the aligned middle by bulk copy, the ends one per thread.
+            ExpectKernel k("rows_bulk_ring");
             for (int64_t L : {2049, 2055, 4095, 4097, 8191}) check_softmax(dt, {{300, L}}, 1, /*specials=*/true);
-            check_softmax(dt, {{5000, 4095}}, 1);        // blocks of two rows, in waves
+            check_softmax(dt, {{5000, 4095}}, 1);        // several rows a block
             check_softmax(dt, {{3000, 2050}}, 1, true);  // one wave of looping blocks: the ring cycles
             check_softmax(dt, {{3, 5, 4095}}, -1);       // outer dims that do not merge
             check_softmax(dt, {{300, 4096}, {}, 1}, 1, false, {}, 1);  // in and out both one element off
@@ -288,7 +288,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 4095}}, 1, false, {}, 0, nullptr, range);
         }
         if (dt != OPRT_DTYPE_F32) {
-            ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads, too many for the register form
+            ExpectKernel k("rows_bulk_ring");  // 16-bit rows of 16384: 512 threads
             check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
             // Off 16-byte boundaries: the plain ring's kHeads instance (middle by bulk copy, ends one per thread).
             for (int64_t L : {9001, 12345, 16383}) check_softmax(dt, {{300, L}}, 1, true);
@@ -299,16 +299,10 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 16384}}, 1, false, {}, 0, nullptr, range);
         }
         if (dt != OPRT_DTYPE_F32) {
-            // 16-bit rows of 12289-16384, at least 9 rows for each resident block (2376
-            // rows on 132 SMs): the register form with 8 vectors a thread on 256 threads.
-            ExpectKernel k("rows_bulk_ring_registers");
+            ExpectKernel k("rows_bulk_ring");  // many rows of 12289-16384
             check_softmax(dt, {{2500, 16384}}, 1, /*specials=*/true);
-            check_softmax(dt, {{2500, 13312}}, 1);  // 6.5 vectors a thread: the last ones on half the threads
-            check_softmax(dt, {{2500, 16383}}, 1, true);  // off 16-byte boundaries: its kHeads instance
-            check_softmax(dt, {{2500, 12289}}, 1);  // the shortest such row
-            check_softmax(dt, {{2500, 16384}, {}, 3}, 1, false, {}, 3);  // in and out both three elements off
+            check_softmax(dt, {{2500, 16383}}, 1, true);  // off 16-byte boundaries: the kHeads instance
             check_softmax(dt, {{2500, 16384}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
-            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{2500, 16383}}, 1, false, {}, 0, nullptr, range);
         }
         if (dt == OPRT_DTYPE_F32) {
             // f32 rows off 16-byte boundaries: the plain ring's kHeads instance (the ends one per thread).
@@ -321,9 +315,6 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
             check_softmax(dt, {{300, 4095}}, 1, false, {}, 1);  // only out off: the dense-row kernels
             check_softmax(dt, {{300, 4097}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
         }
-        // Rows the plain ring takes in one wave and the register form would not (on the
-        // H200): either is right; the name depends on the device's resident blocks.
-        check_softmax(dt, {{1000, 2304}}, 1, true);
         {
             // Enough row groups in the wave (on the H200) and rows past its first round:
             // blocks claim their next rows from a counter per slice.
@@ -360,20 +351,15 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
 }
 
 TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
-    // The plan (no variant set): rows kRegisterRows takes run rows_registers; of the
-    // rest, 16-bit rows from 2048 columns and f32 rows longer than 16384 take the bulk
-    // kernel, the others keep the on_chip step's kernels.
+    // The plan (no variant set): rows of up to 16384 columns run rows_registers
+    // (kRegisterRows), longer ones the bulk kernel, split over blocks.
     for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
-        {
-            ExpectKernel k("rows_registers");
-            check_softmax(dt, {{300, 2048}}, 1);
-        }
-        {
-            ExpectKernel k("rows_bulk_ring_registers");
-            check_softmax(dt, {{300, 8191}}, 1);
-        }
-        ExpectKernel k("rows_bulk_ring");
+        ExpectKernel k("rows_registers");
+        check_softmax(dt, {{300, 2048}}, 1);
+        check_softmax(dt, {{300, 8191}}, 1);
         check_softmax(dt, {{300, 16384}}, 1, /*specials=*/true);
+        check_softmax(dt, {{2500, 16383}}, 1, true);  // off 16-byte boundaries: the general form
+        check_softmax(dt, {{2500, 12289}}, 1);        // the shortest row of the 512 x 4 entry
     }
     for (oprt_dtype_t dt : all_dtypes()) {
         ExpectKernel k("rows_bulk_ring_split");

@@ -56,7 +56,8 @@
 // (--hot-launches: the calls one graph of the hot condition holds, 20 unless
 // given; tests/run_ops.py captures up to 4096.)
 // (--shape also takes 4096x8192 and 2048x16384, rows the register kernels hold
-// beyond the short-row cases, and 4080x1535, 2032x2303, 32768x127, 784x3839,
+// beyond the short-row cases; 16384x2304, 8192x2304, 16384x2560 and 16384x3000,
+// many rows just past 2048 columns; and 4080x1535, 2032x2303, 32768x127, 784x3839,
 // rows of odd length; none run by default.)
 // or by hand (one line):
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. -Iinclude
@@ -115,7 +116,8 @@ const Shape kShapes[] = {{4, 1024},    {144, 1280},  {1008, 1280},  {1024, 1024}
                          {32768, 128}, {8192, 4096}, {1024, 4096}, {32768, 32}, {32768, 64}};
 // Rows the register kernels hold beyond the short-row cases, and rows of odd
 // length (the kernels' general forms), run when --shape names them.
-const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}, {4080, 1535}, {2032, 2303}, {32768, 127}, {784, 3839}};
+const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}, {4080, 1535}, {2032, 2303}, {32768, 127},
+                               {784, 3839},  {16384, 2304}, {8192, 2304},  {16384, 2560}, {16384, 3000}};
 
 // bf16, the fastest peer (torch, inductor, Triton, QuACK) of the benchmark
 // record of 2026-12-05 (H200, tests/run_ops.py): dram and hot, us.
