@@ -3,7 +3,7 @@
 # layouts) run on a machine without a GPU. An NVIDIA build links the library's
 # objects against a stand-in CUDA runtime that runs nothing and prints every
 # launch (tests/cpp/nvidia/launch_check/), drives every operator through it
-# over ~26,000 cases as three stand-in GPUs, and checks every launch as a GPU
+# over ~27,000 cases as three stand-in GPUs, and checks every launch as a GPU
 # would (limits, shared memory, clusters, cooperative grids) and every pointer
 # argument and memset against the case's buffers. The kernels' resources come
 # from the fatbins through cuobjdump: the toolkit's, or the
