@@ -230,14 +230,6 @@ __device__ __forceinline__ void slice_exp2_write(const T *x, T *__restrict__ y, 
     }
 }
 
-// The block's max of the slice in x (and, kEnd, of this thread's end element xe).
-template <typename T, bool kEnd>
-__device__ __forceinline__ float block_max(const T *x, int nv, float xe, gpu::BlockReduceScratch<float> &scratch) {
-    float own = slice_max(x, nv);
-    if constexpr (kEnd) own = fmaxf(own, xe);
-    return gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
-}
-
 // The (max, sum of exp(x - max)) of the slice in x, as block reductions; f32
 // slices keep exp(x - max) in place (each thread its own slots). 32-bit
 // indices: a slice fits a buffer. kEnd (kHeads): this thread's end element
@@ -246,7 +238,9 @@ template <typename T, bool kEnd = false>
 __device__ __forceinline__ F32Pair slice_stats(T *x, int nv, gpu::BlockReduceScratch<float> &scratch,
                                                float xe = 0.0f) {
     constexpr int P = gpu::vector_width<T>();
-    const float m = block_max<T, kEnd>(x, nv, xe, scratch);
+    float own = slice_max(x, nv);
+    if constexpr (kEnd) own = fmaxf(own, xe);
+    const float m = gpu::block_allreduce(own, gpu::MaxOp{}, neg_inf(), scratch);
     float s = 0.0f;
     if (m == neg_inf()) {  // only -inf and NaN (the max skips NaN; uniform over the block)
         if constexpr (std::is_same<T, float>::value) {  // exp(x - max): 0 for -inf, NaN for NaN

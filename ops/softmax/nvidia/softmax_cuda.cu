@@ -208,10 +208,9 @@ enum class BulkUse {
 
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 constexpr int64_t kBulkMinCols = 1024;
-constexpr int64_t kRegisterMaxCols = 16384;  // kRegisterRows' last band, every dtype
-
-// The ring takes the rows the register kernels do not hold.
-bool bulk_faster(const AxisPlan &p) { return p.axis_len > kRegisterMaxCols; }
+// The ring takes the rows the register kernels do not hold (kRegisterRows'
+// unbounded entries hold every row of up to 16384 columns).
+bool bulk_faster(const AxisPlan &p) { return p.kernel != kRowsRegisters; }
 
 // A block's ring: kBulkStages buffers of up to kBulkSliceBytes (less where
 // one block's shared memory does not hold them).
