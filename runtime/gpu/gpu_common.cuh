@@ -248,4 +248,39 @@ void launch_overlapped(void (*kernel)(Params...), dim3 grid, unsigned threads, s
     kernel<<<grid, threads, smem, stream>>>(Params(args)...);
 }
 
+#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
+// kernel<<<blocks, threads, smem, stream>>>(args...) in clusters of `cluster`
+// blocks along x (blocks a multiple of it; block b is rank b % cluster of
+// cluster b / cluster), overlapped as launch_overlapped. Sizes above the
+// portable 8 opt the kernel in first. A refused launch is reported at once,
+// as `op` failing in `what`.
+template <typename... Params, typename... Args>
+oprt_status_t launch_clustered(const char *op, const char *what, void (*kernel)(Params...), unsigned blocks,
+                               unsigned cluster, unsigned threads, size_t smem, dev::stream_t stream,
+                               const Args &...args) {
+    if (cluster > 8) {
+        const oprt_status_t s = allow_large_clusters(op, reinterpret_cast<const void *>(kernel));
+        if (s != OPRT_SUCCESS) return s;
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(blocks, 1, 1);
+    config.blockDim = dim3(threads, 1, 1);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    cudaLaunchAttribute attr[2];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = add_overlapped_attribute(attr, 1);
+    const cudaError_t e = cudaLaunchKernelEx(&config, kernel, Params(args)...);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return runtime_error(op, what, int(e));
+    }
+    return OPRT_SUCCESS;
+}
+#endif
+
 }  // namespace oprt::gpu

@@ -272,28 +272,10 @@ void launch_sweep(const T *in, T *out, float *partial, int64_t L, int threads, i
 template <typename T>
 oprt_status_t launch_rows_cluster(const T *in, T *out, int64_t rows, int64_t L, int threads, int64_t C,
                                   int64_t chunk_len, const OuterIndex &ix, dev::stream_t stream) {
-    auto *kernel = &reduce_rows_cluster_kernel<T, T>;
-    oprt_status_t s;
-    if (C > 8 && (s = gpu::allow_large_clusters(kExecuteOp, reinterpret_cast<const void *>(kernel))) != OPRT_SUCCESS)
-        return s;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(unsigned(gpu::clamp64(rows, 1, gpu::kMaxGridBlocks / C) * C), 1, 1);
-    config.blockDim = dim3(unsigned(threads), 1, 1);
-    config.dynamicSmemBytes = 0;
-    config.stream = stream;
-    cudaLaunchAttribute attr[2];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = unsigned(C);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = gpu::add_overlapped_attribute(attr, 1);
-    const cudaError_t e = cudaLaunchKernelEx(&config, kernel, in, out, rows, L, chunk_len, ix);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError();
-        return gpu::runtime_error(kExecuteOp, "cudaLaunchKernelEx(reduce_rows_cluster_kernel)", int(e));
-    }
-    return OPRT_SUCCESS;
+    const unsigned blocks = unsigned(gpu::clamp64(rows, 1, gpu::kMaxGridBlocks / C) * C);
+    return gpu::launch_clustered(kExecuteOp, "cudaLaunchKernelEx(reduce_rows_cluster_kernel)",
+                                 &reduce_rows_cluster_kernel<T, T>, blocks,
+                                 unsigned(C), unsigned(threads), 0, stream, in, out, rows, L, chunk_len, ix);
 }
 #endif
 
