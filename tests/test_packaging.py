@@ -42,6 +42,9 @@ def test_version_is_cmakelists_project_version():
     match = re.search(r"project\(\s*operator_runtime\s+VERSION\s+(" + VERSION_RE + r")",
                       cmakelists.read_text())
     assert match, f"no project(operator_runtime VERSION x.y.z) in {cmakelists}"
+    # The library's number was compiled in from CMakeLists.txt at build time: a
+    # library built from another version fails here, whichever way __version__ was read.
+    assert ort.library_version() == match.group(1), "the library was built from another version"
     assert ort.__version__ == match.group(1)
 
 
