@@ -12,9 +12,7 @@
 //                                             a block per row, two passes
 //     then on sm_90, rows beyond 16384 columns -> the bulk-copy ring
 //     (rows_bulk.cuh): a row per block, or split over blocks that swap
-//     (max, sum), claiming rows with >= 16 row groups a wave;
-//     and there, rows of whole vectors that a cluster of up to 16 blocks
-//     holds, rows * C >= SMs -> rows_cluster (in registers across a cluster)
+//     (max, sum), claiming rows with >= 16 row groups a wave.
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
 // Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
 // out at the same offset, the ring's head-peeling instances; otherwise the
@@ -30,9 +28,6 @@
 #include "ops/softmax/softmax_backends.h"
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 #include "ops/softmax/nvidia/rows_bulk.cuh"
-#endif
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-#include "ops/softmax/nvidia/rows_cluster.cuh"
 #endif
 
 namespace oprt::softmax::OPRT_GPU_BACKEND_NS {
@@ -58,7 +53,6 @@ enum Kernel : int32_t {
     kRowsBulk = 11,         // [0] threads, [1] blocks per row, [2] slice (elements a block), [3] buffers
     kRowsBulkClaimed = 12,  // the same; split rows whose blocks claim their rows (kClaim)
     kRowsRegisters = 13,    // [0] entry of kRegisterRows
-    kRowsCluster = 14,      // [0] blocks a row (the cluster); the bulk plan's workspace, for rows off boundaries
 };
 
 // ---- Plan ----------------------------------------------------------------------
@@ -338,76 +332,9 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     return OPRT_SUCCESS;
 }
 
-// ---- Rows over a thread-block cluster (sm_90) ------------------------------------
-
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-// rows_cluster.cuh's block shape per element size: f32 16384 values a block
-// (512 threads, 32 values a thread), 16-bit 8192 (256 threads, 32 values
-// kept as 16-bit: 16 registers). Four 16-bit blocks of 256 threads share an
-// SM without spills; 128 threads of 64 values would spill at 8 blocks.
-struct ClusterRows {
-    int threads;
-    int vecs;
-    int min_blocks;
-};
-template <typename T>
-constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : ClusterRows{128, 8, 8};
-constexpr int64_t kMaxClusterBlocks = 16;  // sizes above 8 are non-portable: the plan asks the device
-
-template <typename T>
-auto *cluster_rows_kernel() {
-    constexpr ClusterRows c = kClusterRows<T>;
-    return &softmax_rows_cluster_kernel<T, c.threads, c.vecs, c.min_blocks>;
-}
-
-// The plan's kernel for dtype: its address and its block shape.
-const void *cluster_rows_kernel_for(oprt_dtype_t dtype, ClusterRows *shape) {
-    switch (dtype) {
-    case OPRT_DTYPE_F32: *shape = kClusterRows<float>; return reinterpret_cast<const void *>(cluster_rows_kernel<float>());
-    case OPRT_DTYPE_F16:
-        *shape = kClusterRows<dev::half_t>;
-        return reinterpret_cast<const void *>(cluster_rows_kernel<dev::half_t>());
-    default:
-        *shape = kClusterRows<dev::bf16_t>;
-        return reinterpret_cast<const void *>(cluster_rows_kernel<dev::bf16_t>());
-    }
-}
-#endif
-
-// Replaces a bulk-ring plan by rows_cluster where a cluster of at most
-// kMaxClusterBlocks blocks holds the row, the rows are whole vectors, rows *
-// C blocks fill the GPU and the device runs such clusters. The bulk plan's
-// workspace stays: rows off 16-byte boundaries (seen at execute) run it.
-oprt_status_t plan_cluster_rows(AxisPlan &p) {
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-    if (p.kernel != kRowsBulk && p.kernel != kRowsBulkClaimed) return OPRT_SUCCESS;
-    const int64_t L = p.axis_len, P = gpu::kVectorBytes / esize_of(p.dtype);
-    ClusterRows shape;
-    const void *kernel = cluster_rows_kernel_for(p.dtype, &shape);
-    const int64_t C = ceil_div(L, int64_t(shape.threads) * shape.vecs * P);
-    gpu::DeviceInfo info;
-    oprt_status_t s = gpu::current_device(kPlanOp, &info);
-    if (s != OPRT_SUCCESS || L % P != 0 || C > kMaxClusterBlocks || p.outer * C < info.sm_count) return s;
-    int ptx = 0, clusters = 0;
-    if ((s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx)) != OPRT_SUCCESS || ptx < 90) return s;
-    if ((s = gpu::max_active_clusters(kPlanOp, kernel, int(C), shape.threads, 0, &clusters)) != OPRT_SUCCESS ||
-        clusters == 0)
-        return s;
-    p.kernel = kRowsCluster;
-    p.kernel_name = "rows_cluster";
-    p.launch[0] = C;
-#else
-    (void)p;
-#endif
-    return OPRT_SUCCESS;
-}
-
 }  // namespace
 
-oprt_status_t plan(AxisPlan &p) {
-    const oprt_status_t s = plan_with(p, BulkUse::kWhereFaster);
-    return s == OPRT_SUCCESS ? plan_cluster_rows(p) : s;
-}
+oprt_status_t plan(AxisPlan &p) { return plan_with(p, BulkUse::kWhereFaster); }
 
 // ---- The kernel ladder (oprt_list_softmax_variants), plain to fastest -------------
 namespace {
@@ -529,28 +456,6 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     return run_typed<T>(dense, args, stream);
 }
 
-// rows_cluster where the rows start on 16-byte boundaries in and out;
-// otherwise the plan without clusters (the bulk ring, whose workspace the
-// caller gives).
-template <typename T>
-oprt_status_t launch_cluster(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
-                             dev::stream_t stream) {
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-    if (rows_aligned(ix, in, out, int64_t(sizeof(T)), gpu::kVectorBytes)) {
-        constexpr ClusterRows c = kClusterRows<T>;
-        return launch_cluster_rows<T, c.threads, c.vecs, c.min_blocks>(in, out, p.outer, p.axis_len,
-                                                                        int(p.launch[0]), ix, stream);
-    }
-#else
-    (void)in, (void)out, (void)ix;
-#endif
-    AxisPlan other = p;
-    oprt_status_t s = plan_with(other, BulkUse::kWhereFaster);
-    if (s != OPRT_SUCCESS) return s;
-    if (other.workspace_bytes > p.workspace_bytes) plan_rows_long(other);  // planned on another device
-    return run_typed<T>(other, args, stream);
-}
-
 // The slice kernels' geometry: other layouts, and the ladder's plain steps.
 SliceParams slice_params(const AxisPlan &p, const gpu::OuterIndex &ix) {
     SliceParams q;
@@ -594,7 +499,6 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     }
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
-    case kRowsCluster: return launch_cluster(p, args, in, out, ix, stream);
     case kStridedThread: launch_strided_thread(in, out, slice_params(p, ix), stream); break;
     case kStridedTile:
         launch_strided_tile(in, out, slice_params(p, ix), int(p.launch[0]), int(p.launch[1]), stream);
