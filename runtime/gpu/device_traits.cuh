@@ -233,6 +233,22 @@ __device__ __forceinline__ void cluster_sync() {
 #endif
 }
 
+// cluster_sync in two halves: arrive (releasing this thread's earlier memory
+// accesses) then wait (for every thread of the cluster to arrive), with work
+// between them that needs no other block.
+__device__ __forceinline__ void cluster_arrive() {
+#if OPRT_DEVICE_HAS_CLUSTERS
+    __cluster_barrier_arrive();
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if OPRT_DEVICE_HAS_CLUSTERS
+    __cluster_barrier_wait();
+#else
+    __syncthreads();
+#endif
+}
+
 // The address of `p` (a shared-memory variable of this block) in the shared
 // memory of block `rank` of the cluster: the same variable of another block.
 template <typename V>

@@ -5,7 +5,8 @@
 // precision, the running (max, sum) rules, where a row's 16-byte vectors
 // start, and the host helpers the launchers use. The kernel families, each
 // with its launch struct and launcher: rows_registers.cuh, rows_streamed.cuh,
-// rows_bulk.cuh, strided.cuh, ladder.cuh; the plan: softmax_cuda.cu.
+// rows_bulk.cuh, rows_cluster.cuh, strided.cuh, ladder.cuh; the plan:
+// softmax_cuda.cu.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // softmax on NVIDIA GPUs: the plan (the kernel chosen at descriptor
 // creation, from the tables and thresholds here) and the dispatch of its
 // launch. The kernel families, each with its launch struct and launcher:
-// rows_registers.cuh, rows_streamed.cuh, rows_bulk.cuh, strided.cuh and
-// ladder.cuh (kernel.cuh: what they share); design and measurements:
-// docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
+// rows_registers.cuh, rows_streamed.cuh, rows_bulk.cuh, rows_cluster.cuh,
+// strided.cuh and ladder.cuh (kernel.cuh: what they share); design and
+// measurements: docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
 //     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 columns)
 //     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
@@ -12,7 +12,10 @@
 //                                             a block per row, two passes
 //     then on sm_90, rows beyond 16384 columns -> the bulk-copy ring
 //     (rows_bulk.cuh): a row per block, or split over blocks that swap
-//     (max, sum), claiming rows with >= 16 row groups a wave.
+//     (max, sum), claiming rows with >= 16 row groups a wave;
+//     and there, rows of whole vectors that a cluster of up to 8 blocks
+//     holds, SMs <= rows * C <= 8 waves -> rows_cluster (in registers
+//     across a cluster)
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
 // Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
 // out at the same offset, the ring's head-peeling instances; otherwise the
@@ -28,6 +31,9 @@
 #include "ops/softmax/softmax_backends.h"
 #if OPRT_DEVICE_HAS_BULK_COPY_LAUNCH
 #include "ops/softmax/nvidia/rows_bulk.cuh"
+#endif
+#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
+#include "ops/softmax/nvidia/rows_cluster.cuh"
 #endif
 
 namespace oprt::softmax::OPRT_GPU_BACKEND_NS {
@@ -53,6 +59,7 @@ enum Kernel : int32_t {
     kRowsBulk = 11,         // [0] threads, [1] blocks per row, [2] slice (elements a block), [3] buffers
     kRowsBulkClaimed = 12,  // the same; split rows whose blocks claim their rows (kClaim)
     kRowsRegisters = 13,    // [0] entry of kRegisterRows
+    kRowsCluster = 14,      // [0] blocks a row (the cluster); the bulk plan's workspace, for rows off boundaries
 };
 
 // ---- Plan ----------------------------------------------------------------------
@@ -332,9 +339,87 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
     return OPRT_SUCCESS;
 }
 
+// ---- Rows over a thread-block cluster (sm_90) ------------------------------------
+
+#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
+// rows_cluster.cuh's block shape per element size: f32 16384 values a block
+// (512 threads, 32 values a thread: 2 blocks an SM), 16-bit 8192 (128
+// threads, 64 values kept as 16-bit in 32 registers: 8 blocks an SM at 64
+// registers; 256 threads of 32 values, 4 blocks an SM, measured 2-54% slower).
+struct ClusterRows {
+    int threads;
+    int vecs;
+    int min_blocks;
+};
+template <typename T>
+constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : ClusterRows{128, 8, 8};
+// Where it replaces the ring: clusters of at most 8 blocks (at 9 and 16, 1.02-1.16x
+// slower) and at most 8 waves of blocks. H100, 2026-12-05, run_ops bench against
+// the ring in the same call: 150x40000 0.77-0.88x, 256x65536 0.79-0.95x, 300x60000
+// 0.81-0.94x, 512x65536 (16-bit 3.9 waves, f32 7.8) 0.89-0.98x, 20x131072 f32
+// 0.89-0.91x; at 15-62 waves 0.98-1.17x (2048x65536 1.01-1.05x, 8192x16392 1.06-1.17x).
+constexpr int64_t kMaxClusterBlocks = 8;
+constexpr int64_t kClusterMaxWaves = 8;
+
+template <typename T>
+auto *cluster_rows_kernel() {
+    constexpr ClusterRows c = kClusterRows<T>;
+    return &softmax_rows_cluster_kernel<T, c.threads, c.vecs, c.min_blocks>;
+}
+
+// The plan's kernel for dtype: its address and its block shape.
+const void *cluster_rows_kernel_for(oprt_dtype_t dtype, ClusterRows *shape) {
+    switch (dtype) {
+    case OPRT_DTYPE_F32: *shape = kClusterRows<float>; return reinterpret_cast<const void *>(cluster_rows_kernel<float>());
+    case OPRT_DTYPE_F16:
+        *shape = kClusterRows<dev::half_t>;
+        return reinterpret_cast<const void *>(cluster_rows_kernel<dev::half_t>());
+    default:
+        *shape = kClusterRows<dev::bf16_t>;
+        return reinterpret_cast<const void *>(cluster_rows_kernel<dev::bf16_t>());
+    }
+}
+#endif
+
+// Replaces a bulk-ring plan by rows_cluster where a cluster of at most
+// kMaxClusterBlocks blocks holds the row, the rows are whole vectors, rows *
+// C blocks fill the GPU in at most kClusterMaxWaves waves and the device runs
+// such clusters. The bulk plan's workspace stays: rows off 16-byte boundaries
+// (seen at execute) run it.
+oprt_status_t plan_cluster_rows(AxisPlan &p) {
+#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
+    if (p.kernel != kRowsBulk && p.kernel != kRowsBulkClaimed) return OPRT_SUCCESS;
+    const int64_t L = p.axis_len, P = gpu::kVectorBytes / esize_of(p.dtype);
+    ClusterRows shape;
+    const void *kernel = cluster_rows_kernel_for(p.dtype, &shape);
+    const int64_t C = ceil_div(L, int64_t(shape.threads) * shape.vecs * P);
+    gpu::DeviceInfo info;
+    oprt_status_t s = gpu::current_device(kPlanOp, &info);
+    if (s != OPRT_SUCCESS || L % P != 0 || C > kMaxClusterBlocks || p.outer * C < info.sm_count) return s;
+    int ptx = 0, clusters = 0;
+    if ((s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx)) != OPRT_SUCCESS || ptx < 90) return s;
+    if ((s = gpu::max_active_clusters(kPlanOp, kernel, int(C), shape.threads, 0, &clusters)) != OPRT_SUCCESS ||
+        clusters == 0)
+        return s;
+    int64_t resident = 0;
+    if ((s = resident_blocks(kPlanOp, kernel, shape.threads, 0, info, &resident)) != OPRT_SUCCESS ||
+        p.outer * C > kClusterMaxWaves * resident)
+        return s;
+    p.kernel = kRowsCluster;
+    p.kernel_name = "rows_cluster";
+    p.launch[0] = C;
+#else
+    (void)p;
+#endif
+    return OPRT_SUCCESS;
+}
+
 }  // namespace
 
-oprt_status_t plan(AxisPlan &p) { return plan_with(p, BulkUse::kWhereFaster); }
+oprt_status_t plan(AxisPlan &p) {
+    const oprt_status_t s = plan_with(p, BulkUse::kWhereFaster);
+    return s == OPRT_SUCCESS ? plan_cluster_rows(p) : s;
+}
 
 // ---- The kernel ladder (oprt_list_softmax_variants), plain to fastest -------------
 namespace {
@@ -456,6 +541,28 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     return run_typed<T>(dense, args, stream);
 }
 
+// rows_cluster where the rows start on 16-byte boundaries in and out;
+// otherwise the plan without clusters (the bulk ring, whose workspace the
+// caller gives).
+template <typename T>
+oprt_status_t launch_cluster(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
+                             dev::stream_t stream) {
+#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
+    if (rows_aligned(ix, in, out, int64_t(sizeof(T)), gpu::kVectorBytes)) {
+        constexpr ClusterRows c = kClusterRows<T>;
+        return launch_cluster_rows<T, c.threads, c.vecs, c.min_blocks>(in, out, p.outer, p.axis_len,
+                                                                        int(p.launch[0]), ix, stream);
+    }
+#else
+    (void)in, (void)out, (void)ix;
+#endif
+    AxisPlan other = p;
+    oprt_status_t s = plan_with(other, BulkUse::kWhereFaster);
+    if (s != OPRT_SUCCESS) return s;
+    if (other.workspace_bytes > p.workspace_bytes) plan_rows_long(other);  // planned on another device
+    return run_typed<T>(other, args, stream);
+}
+
 // The slice kernels' geometry: other layouts, and the ladder's plain steps.
 SliceParams slice_params(const AxisPlan &p, const gpu::OuterIndex &ix) {
     SliceParams q;
@@ -499,6 +606,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     }
     case kRowsBulk:
     case kRowsBulkClaimed: return launch_bulk(p, args, in, out, ix, stream);
+    case kRowsCluster: return launch_cluster(p, args, in, out, ix, stream);
     case kStridedThread: launch_strided_thread(in, out, slice_params(p, ix), stream); break;
     case kStridedTile:
         launch_strided_tile(in, out, slice_params(p, ix), int(p.launch[0]), int(p.launch[1]), stream);

@@ -352,7 +352,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxBulkAsync) {
 
 TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
     // The plan (no variant set): rows of up to 16384 columns run rows_registers
-    // (kRegisterRows), longer ones the bulk kernel, split over blocks.
+    // (kRegisterRows), longer ones the bulk kernel, split over blocks, unless
+    // a cluster holds them (rows_cluster, tested below).
     for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
         ExpectKernel k("rows_registers");
         check_softmax(dt, {{300, 2048}}, 1);
@@ -365,10 +366,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         ExpectKernel k("rows_bulk_ring_split");
         check_softmax(dt, {{20, 1000000}}, 1);
     }
-    for (oprt_dtype_t dt : all_dtypes()) {
+    for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
         ExpectKernel k("rows_bulk_ring_split_claimed");  // rows enough to fill the GPU, and more
-        check_softmax(dt, {{300, 60000}}, 1);
-        if (dt != OPRT_DTYPE_F32) check_softmax(dt, {{300, 60001}}, 1);  // not whole vectors: kHeads
+        check_softmax(dt, {{300, 60001}}, 1);  // not whole vectors (no cluster): kHeads
     }
     {
         ExpectKernel k("rows_registers");
@@ -387,6 +387,39 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
         ExpectKernel k("rows_bulk_ring_split_claimed");  // 16-bit off whole vectors: kHeads, claimed
         check_softmax(OPRT_DTYPE_BF16, {{2048, 50257}}, 1, /*specials=*/true);
     }
+}
+
+// Rows of whole vectors past 16384 columns that a cluster of at most 8
+// blocks holds (16384 f32 or 8192 16-bit values a block), with rows * blocks
+// between the SM count and 8 waves (on an H100/H200: 2 f32 blocks an SM, 8
+// 16-bit ones): a row over a cluster, in registers.
+TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
+    for (oprt_dtype_t dt : all_dtypes()) {
+        const bool f32 = dt == OPRT_DTYPE_F32;
+        {
+            ExpectKernel k("rows_cluster");
+            check_softmax(dt, {{300, 16392}}, 1, /*specials=*/true);  // 2 blocks a row (f32), 3 (16-bit)
+            check_softmax(dt, {{150, 40000}}, 1, true);  // 3 / 5 blocks: odd sizes, a short last slice
+            check_softmax(dt, {{300, 60000}}, 1);        // 4 / 8 blocks
+            check_softmax(dt, {{f32 ? 20 : 40, f32 ? 131072 : 65536}}, 1, true);  // 8 blocks
+            check_softmax(dt, {{3, 50, 20000}, {51 * 20000, 20000, 1}}, -1);  // outer dims that do not merge
+            check_softmax(dt, {{300, 60000}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
+            for (float range : {60.0f, 70.0f}) check_softmax(dt, {{300, 60000}}, 1, false, {}, 0, nullptr, range);
+            // Rows off 16-byte boundaries: the plan without clusters runs them.
+            check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, /*out_offset=*/5);  // the ring's kHeads
+            check_softmax(dt, {{300, 60000}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
+        }
+        {
+            ExpectKernel k("rows_bulk_ring_split");  // rows * blocks short of the SMs: no cluster
+            check_softmax(dt, {{8, 65536}}, 1);
+        }
+    }
+    // More blocks a row than 8 (f32 140000 columns: 9; 16-bit 131072: 16), or more than
+    // 8 waves of blocks (16-bit 9000 x 16392: 27000 blocks, 26 waves): the ring.
+    ExpectKernel k("rows_bulk_ring_split_claimed");
+    check_softmax(OPRT_DTYPE_F32, {{300, 140000}}, 1);
+    check_softmax(OPRT_DTYPE_BF16, {{300, 131072}}, 1);
+    check_softmax(OPRT_DTYPE_BF16, {{9000, 16392}}, 1);
 }
 
 // ---- reduce_sum -------------------------------------------------------------------
