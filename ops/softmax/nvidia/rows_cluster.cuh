@@ -42,7 +42,7 @@ __device__ __forceinline__ void rewiden_later(V &v) {
     memcpy(&v, w, sizeof v);
 }
 
-// Row blockIdx.x / C (from row0) of `rows` at ix's offsets, its slice
+// Row row0 + blockIdx.x / C (in and out at ix's offsets), its slice
 // blockIdx.x % C of `slice` elements (a multiple of P, at most kThreads *
 // kVecs * P). Rows start on 16-byte boundaries in and out and L is whole
 // vectors (the launcher checks). The grid is a whole number of clusters of C

@@ -3,7 +3,8 @@
 // launch. The kernel families, each with its launch struct and launcher:
 // rows_registers.cuh, rows_streamed.cuh, rows_bulk.cuh, rows_cluster.cuh,
 // strided.cuh and ladder.cuh (kernel.cuh: what they share); design and
-// measurements: docs/kernels/softmax.md. P = elements per 16-byte vector (4 f32, 8 16-bit).
+// measurements: docs/kernels/softmax.md. P = elements per 16-byte vector (4
+// f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
 //     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 columns)
 //     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
@@ -345,7 +346,8 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
 // rows_cluster.cuh's block shape per element size: f32 16384 values a block
 // (512 threads, 32 values a thread: 2 blocks an SM), 16-bit 8192 (128
 // threads, 64 values kept as 16-bit in 32 registers: 8 blocks an SM at 64
-// registers; 256 threads of 32 values, 4 blocks an SM, measured 2-54% slower).
+// registers; 256 threads of 32 values, 4 blocks an SM, measured slower at
+// every shape the plan gives it).
 struct ClusterRows {
     int threads;
     int vecs;
@@ -353,8 +355,8 @@ struct ClusterRows {
 };
 template <typename T>
 constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : ClusterRows{128, 8, 8};
-// Where it replaces the ring: clusters of at most 8 blocks (at 9 and 16, 1.02-1.16x
-// slower) and at most 8 waves of blocks. H100, 2026-12-05, run_ops bench against
+// Where it replaces the ring: clusters of at most 8 blocks (at 9 and 16 up to
+// 1.13x slower) and at most 8 waves of blocks. H100, 2026-12-05, run_ops bench against
 // the ring in the same call: 150x40000 0.77-0.88x, 256x65536 0.79-0.95x, 300x60000
 // 0.81-0.94x, 512x65536 (16-bit 3.9 waves, f32 7.8) 0.89-0.98x, 20x131072 f32
 // 0.89-0.91x; at 15-62 waves 0.98-1.17x (2048x65536 1.01-1.05x, 8192x16392 1.06-1.17x).
