@@ -215,27 +215,18 @@ __device__ __forceinline__ unsigned cluster_size() {
 #endif
 }
 
-// Barrier over every thread of every block of the cluster, with release /
-// acquire ordering of shared memory (local and distributed): what a block
-// wrote before it is visible to the other blocks' reads after it. Every
-// thread of the cluster must call it the same number of times.
 // Reconverges the calling warp. Needed after divergent code that reaches a
 // barrier whose non-aligned form lets threads pass one by one (the cluster
 // barrier): the next __syncthreads must find every warp converged.
 __device__ __forceinline__ void syncwarp() { __syncwarp(); }
 
-__device__ __forceinline__ void cluster_sync() {
-#if OPRT_DEVICE_HAS_CLUSTERS
-    __cluster_barrier_arrive();
-    __cluster_barrier_wait();
-#else
-    __syncthreads();
-#endif
-}
-
-// cluster_sync in two halves: arrive (releasing this thread's earlier memory
-// accesses) then wait (for every thread of the cluster to arrive), with work
-// between them that needs no other block.
+// cluster_sync: a barrier over every thread of every block of the cluster,
+// with release / acquire ordering of shared memory (local and distributed):
+// what a block wrote before it is visible to the other blocks' reads after
+// it. Every thread of the cluster must call it the same number of times. It
+// comes in two halves, for work between them that needs no other block:
+// cluster_arrive (releasing this thread's earlier memory accesses), then
+// cluster_wait (for every thread of the cluster to arrive).
 __device__ __forceinline__ void cluster_arrive() {
 #if OPRT_DEVICE_HAS_CLUSTERS
     __cluster_barrier_arrive();
@@ -247,6 +238,10 @@ __device__ __forceinline__ void cluster_wait() {
 #else
     __syncthreads();
 #endif
+}
+__device__ __forceinline__ void cluster_sync() {
+    cluster_arrive();
+    cluster_wait();
 }
 
 // The address of `p` (a shared-memory variable of this block) in the shared

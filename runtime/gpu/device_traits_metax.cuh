@@ -101,9 +101,9 @@ __device__ __forceinline__ void allow_next_grid() {}
 // ---- Thread-block clusters: none on MetaX; the one-block case ------------------
 __device__ __forceinline__ unsigned cluster_rank() { return 0; }
 __device__ __forceinline__ unsigned cluster_size() { return 1; }
-__device__ __forceinline__ void cluster_sync() { __syncthreads(); }
 __device__ __forceinline__ void cluster_arrive() {}
 __device__ __forceinline__ void cluster_wait() { __syncthreads(); }
+__device__ __forceinline__ void cluster_sync() { __syncthreads(); }
 template <typename V>
 __device__ __forceinline__ const V *cluster_map(const V *p, unsigned rank) {
     (void)rank;

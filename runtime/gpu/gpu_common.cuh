@@ -201,6 +201,22 @@ inline T *aligned_workspace(void *workspace) {
     return reinterpret_cast<T *>((p + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign);
 }
 
+// ---- Clusters (sm_90) ---------------------------------------------------------------
+// Whether `kernel` (static shared memory only) can run on the current device
+// in clusters of C blocks of `threads` threads: its code was built for sm_90 or
+// newer (older code has the clusters compiled out) and at least one such
+// cluster fits. `op` names the caller in errors.
+inline oprt_status_t cluster_fits(const char *op, const void *kernel, int64_t C, int threads, bool *fits) {
+    *fits = false;
+    int ptx = 0;
+    oprt_status_t s = kernel_ptx_version(op, kernel, &ptx);
+    if (s != OPRT_SUCCESS || ptx < 90) return s;
+    int active = 0;
+    s = max_active_clusters(op, kernel, int(C), threads, 0, &active);
+    *fits = active > 0;
+    return s;
+}
+
 // ---- Overlapped launches (programmatic dependent launch, sm_90) -------------------
 // A kernel launched with launch_overlapped may start while the kernel before it
 // in the stream drains: its launch and the scheduling of its blocks hide behind

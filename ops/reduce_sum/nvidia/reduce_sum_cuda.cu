@@ -260,19 +260,6 @@ oprt_status_t clusters_unavailable() {
 }
 #endif
 
-// Whether `kernel` (a cluster kernel with static shared memory only) can run
-// here in clusters of C blocks of `threads` threads.
-oprt_status_t cluster_fits(const void *kernel, int64_t C, int threads, bool *fits) {
-    *fits = false;
-    int ptx = 0;
-    oprt_status_t s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx);
-    if (s != OPRT_SUCCESS || ptx < 90) return s;  // built without sm_90 code: clusters compiled out
-    int active = 0;
-    s = gpu::max_active_clusters(kPlanOp, kernel, int(C), threads, 0, &active);
-    *fits = active > 0;
-    return s;
-}
-
 const void *rows_cluster_kernel(oprt_dtype_t dtype) {
     switch (dtype) {
     case OPRT_DTYPE_F32: return reinterpret_cast<const void *>(&reduce_rows_cluster_kernel<float, float>);
@@ -431,7 +418,7 @@ oprt_status_t plan(AxisPlan &p) {
                     const int64_t chunk_len = ceil_div(ceil_div(L, C), 256) * 256;
                     const int64_t c = ceil_div(L, chunk_len);
                     bool fits = false;
-                    if ((s = cluster_fits(rows_cluster_kernel(p.dtype), c, kClusterRowThreads, &fits)) != OPRT_SUCCESS)
+                    if ((s = gpu::cluster_fits(kPlanOp, rows_cluster_kernel(p.dtype), c, kClusterRowThreads, &fits)) != OPRT_SUCCESS)
                         return s;
                     if (!fits) continue;
                     p.kernel = kRowsCluster;

@@ -363,22 +363,18 @@ constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : C
 constexpr int64_t kMaxClusterBlocks = 8;
 constexpr int64_t kClusterMaxWaves = 8;
 
+// The plan's kernel for T: its address and its block shape.
 template <typename T>
-auto *cluster_rows_kernel() {
+const void *cluster_rows_kernel(ClusterRows *shape) {
     constexpr ClusterRows c = kClusterRows<T>;
-    return &softmax_rows_cluster_kernel<T, c.threads, c.vecs, c.min_blocks>;
+    *shape = c;
+    return reinterpret_cast<const void *>(&softmax_rows_cluster_kernel<T, c.threads, c.vecs, c.min_blocks>);
 }
-
-// The plan's kernel for dtype: its address and its block shape.
 const void *cluster_rows_kernel_for(oprt_dtype_t dtype, ClusterRows *shape) {
     switch (dtype) {
-    case OPRT_DTYPE_F32: *shape = kClusterRows<float>; return reinterpret_cast<const void *>(cluster_rows_kernel<float>());
-    case OPRT_DTYPE_F16:
-        *shape = kClusterRows<dev::half_t>;
-        return reinterpret_cast<const void *>(cluster_rows_kernel<dev::half_t>());
-    default:
-        *shape = kClusterRows<dev::bf16_t>;
-        return reinterpret_cast<const void *>(cluster_rows_kernel<dev::bf16_t>());
+    case OPRT_DTYPE_F32: return cluster_rows_kernel<float>(shape);
+    case OPRT_DTYPE_F16: return cluster_rows_kernel<dev::half_t>(shape);
+    default: return cluster_rows_kernel<dev::bf16_t>(shape);
     }
 }
 #endif
@@ -398,11 +394,8 @@ oprt_status_t plan_cluster_rows(AxisPlan &p) {
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kPlanOp, &info);
     if (s != OPRT_SUCCESS || L % P != 0 || C > kMaxClusterBlocks || p.outer * C < info.sm_count) return s;
-    int ptx = 0, clusters = 0;
-    if ((s = gpu::kernel_ptx_version(kPlanOp, kernel, &ptx)) != OPRT_SUCCESS || ptx < 90) return s;
-    if ((s = gpu::max_active_clusters(kPlanOp, kernel, int(C), shape.threads, 0, &clusters)) != OPRT_SUCCESS ||
-        clusters == 0)
-        return s;
+    bool fits = false;
+    if ((s = gpu::cluster_fits(kPlanOp, kernel, C, shape.threads, &fits)) != OPRT_SUCCESS || !fits) return s;
     int64_t resident = 0;
     if ((s = resident_blocks(kPlanOp, kernel, shape.threads, 0, info, &resident)) != OPRT_SUCCESS ||
         p.outer * C > kClusterMaxWaves * resident)
