@@ -25,8 +25,9 @@ bench: first the copy ceiling of this run and the call overhead of a tiny op (re
        (ours and each peer). GPU times: CUDA-graph replay of everyone's calls; "ours loop":
        CUDA events around back-to-back calls from Python. Details: tests/benchlib/bench.py.
 --shape narrows to the cases of those input shapes (sizes joined by x, 2^k allowed; repeat
-       the flag or separate shapes by commas); a shape no case has becomes a contiguous case
-       (softmax, reduce_sum: over --dim, default the last; reduce_sum --dim all: every element).
+       the flag or separate shapes by commas; matmul: M x K x N, or M x K for N = K); a shape
+       no case has becomes a contiguous case (softmax, reduce_sum: over --dim, default the
+       last; reduce_sum --dim all: every element).
 --peers NAMES: the peers to run (comma-separated, e.g. torch,triton; "none": ours alone).
 --variant NAME|all: run the kernel variant NAME (operator_runtime.variants(op, backend)), or
        every one ("all": in test mode "auto", the plan's choice, and the ladder, never
@@ -158,6 +159,12 @@ def parse_args():
                 except ValueError:
                     p.error(f"--shape {item!r}: expected sizes joined by 'x', e.g. 4096x4096")
         args.shape = list(dict.fromkeys(shapes))
+        if args.op != "all":  # --op all: each op takes the shapes it reads (op_shapes)
+            for shape in args.shape:
+                try:
+                    shape_inputs(args.op, shape)
+                except ValueError as exc:
+                    p.error(f"--shape {'x'.join(map(str, shape))}: {exc}")
     if args.dim is not None and args.dim != "all":
         try:
             args.dim = int(args.dim)
@@ -184,6 +191,25 @@ def dtypes_for(args, mode, on_gpu=False):
     return list(DTYPES) if mode == "test" or on_gpu else ["f32"]
 
 
+def shape_inputs(op, shape):
+    """The input shapes of a --shape case: as the op's case module reads it (matmul: M x K x N),
+    else the shape for every input."""
+    reader = getattr(case_modules.load(op), "shape_inputs", None)
+    return tuple(reader(shape)) if reader else (shape,) * NUM_INPUTS.get(op, 1)
+
+
+def op_shapes(op, shapes):
+    """The --shape shapes that op reads (with --op all, matmul skips a one-size shape)."""
+    readable = []
+    for shape in shapes:
+        try:
+            shape_inputs(op, shape)
+            readable.append(shape)
+        except ValueError:
+            pass
+    return readable
+
+
 def shape_params(op, dim=None):
     """The params of a --shape case: --dim (default the last) for the ops that take one."""
     if "dim" not in case_modules.load(op).OP.inplace_params:
@@ -202,8 +228,8 @@ def run_tests(ops, args, target, seed):
         module = case_modules.load(op)
         cases = module.CASES
         if args.shape:
-            cases = [case("x".join(map(str, s)), *(s,) * NUM_INPUTS.get(op, 1),
-                          params=shape_params(op, args.dim)) for s in args.shape]
+            cases = [case("x".join(map(str, s)), *shape_inputs(op, s),
+                          params=shape_params(op, args.dim)) for s in op_shapes(op, args.shape)]
         variants = variants_for(target, op, args.variant) if args.variant else ["auto"]
         for c in cases:
             for dtype in dtypes_for(args, "test"):
@@ -255,16 +281,17 @@ def bench_cases(op, module, args, target):
     known = cases + [c for c in module.BENCH["gpu" if which == "cpu" else "cpu"]
                      if c.name not in {k.name for k in cases}]
     picked = []
-    for shape in args.shape:
+    for shape in op_shapes(op, args.shape):
         params = shape_params(op, args.dim)
-        match = [c for c in known if tuple(c.inputs[0]) == shape
+        inputs = shape_inputs(op, shape)
+        match = [c for c in known if tuple(map(tuple, c.inputs)) == inputs
                  and (args.dim is None or c.params.get("dim", -1) == params.get("dim"))]
         name = "x".join(map(str, shape)) + (f" dim={args.dim}" if args.dim is not None else "")
         series = ""
         if op == "reduce_sum":
             series = {None: "reduce_sum all", 0: "reduce_sum first axis"}.get(
                 params["dim"], "reduce_sum last axis")
-        picked += match or [BenchCase(name, (shape,) * NUM_INPUTS.get(op, 1), params, series)]
+        picked += match or [BenchCase(name, inputs, params, series)]
     return picked
 
 

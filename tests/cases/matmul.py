@@ -35,6 +35,15 @@ OP = OpInfo(
 )
 
 
+def shape_inputs(shape):
+    """The operands of `run_ops.py --shape`: M x K x N is a (M, K) @ b (K, N); M x K has N = K
+    (512x512 is 512 x 512 x 512)."""
+    if len(shape) not in (2, 3):
+        raise ValueError("matmul reads a --shape as M x K x N, or M x K for N = K")
+    m, k = shape[:2]
+    return (m, k), (k, shape[2] if len(shape) == 3 else k)
+
+
 def _mm(m, k, n, a_layout="contiguous", b_layout="contiguous", **kw):
     tag = "" if (a_layout, b_layout) == ("contiguous", "contiguous") else f"_{a_layout}_{b_layout}"
     return case(f"{m}x{k}x{n}{tag}", Operand((m, k), a_layout), Operand((k, n), b_layout), **kw)
