@@ -20,8 +20,8 @@
 
 namespace oprt::matmul::cpu {
 
-constexpr int64_t kMR = 6;    // rows of C per micro-kernel: 6 x 16 sums fit in 12 AVX2 registers
-constexpr int64_t kNR = 16;   // columns: one AVX-512 or two AVX2 vectors
+constexpr int64_t kMR = 6;    // rows of C per micro-kernel
+constexpr int64_t kNR = 32;   // columns: two AVX-512 vectors (AVX2: two calls of 16, two vectors each)
 constexpr int64_t kMC = 96;   // rows of a tile (a multiple of kMR)
 constexpr int64_t kNC = 128;  // columns of a tile (a multiple of kNR)
 constexpr int64_t kKC = 256;  // K slice: the A panel (kMR x kKC) stays in L1, B's (kKC x kNC) in L2
@@ -31,18 +31,18 @@ constexpr int64_t kKC = 256;  // K slice: the A panel (kMR x kKC) stays in L1, B
 void micro_kernel(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, bool first);
 
 // Rows [i0, i0 + mc) x K slice [p0, p0 + kc) of A into panels of kMR rows: panel r holds
-// a[i0 + r*MR + i][p0 + p] at r*MR*kc + p*MR + i; rows past mc are zeros.
+// a[i0 + r*MR + i][p0 + p] at r*MR*kc + p*MR + i; rows past mc are zeros. Written in order
+// (the kMR rows read side by side): a store every kMR floats apart, row after row, took a
+// third of the single-threaded time.
 template <typename T>
 void pack_a(const MatmulPlan &g, const T *a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, float *dst) {
-    for (int64_t r = 0; r < mc; r += kMR, dst += kMR * kc)
-        for (int64_t i = 0; i < kMR; ++i) {
-            if (r + i >= mc) {
-                for (int64_t p = 0; p < kc; ++p) dst[p * kMR + i] = 0.0f;
-                continue;
-            }
-            const T *src = a + (i0 + r + i) * g.a_row + p0 * g.a_col;
-            for (int64_t p = 0; p < kc; ++p) dst[p * kMR + i] = to_f32(src[p * g.a_col]);
-        }
+    for (int64_t r = 0; r < mc; r += kMR) {
+        const int64_t rows = std::min(kMR, mc - r);
+        const T *src[kMR];
+        for (int64_t i = 0; i < kMR; ++i) src[i] = a + (i0 + r + std::min(i, rows - 1)) * g.a_row + p0 * g.a_col;
+        for (int64_t p = 0; p < kc; ++p, dst += kMR)
+            for (int64_t i = 0; i < kMR; ++i) dst[i] = i < rows ? to_f32(src[i][p * g.a_col]) : 0.0f;
+    }
 }
 
 // K slice [p0, p0 + kc) x columns [j0, j0 + nc) of B into panels of kNR columns: panel q

@@ -4,7 +4,7 @@
 //           column: a new cache line per product for a row-major B)
 //   ikj     the loops reordered: a row of C accumulates a[i][p] * (row p of B), so the
 //           inner loop runs along rows of B and C, and vectorizes when they are dense
-//   packed  cache blocking: A and B slices packed into contiguous f32 panels, a 6 x 16
+//   packed  cache blocking: A and B slices packed into contiguous f32 panels, a 6 x 32
 //           register-blocked micro-kernel (blocked.h), one thread
 //   auto    the production kernel (matmul_cpu.cc): the packed step over the pool's threads
 // Compare them: python3 tests/run_ops.py --op matmul --backend cpu --mode bench --variant all
