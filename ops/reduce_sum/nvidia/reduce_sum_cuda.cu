@@ -418,8 +418,8 @@ oprt_status_t plan(AxisPlan &p) {
                     const int64_t chunk_len = ceil_div(ceil_div(L, C), 256) * 256;
                     const int64_t c = ceil_div(L, chunk_len);
                     bool fits = false;
-                    if ((s = gpu::cluster_fits(kPlanOp, rows_cluster_kernel(p.dtype), c, kClusterRowThreads, &fits)) != OPRT_SUCCESS)
-                        return s;
+                    s = gpu::cluster_fits(kPlanOp, rows_cluster_kernel(p.dtype), c, kClusterRowThreads, &fits);
+                    if (s != OPRT_SUCCESS) return s;
                     if (!fits) continue;
                     p.kernel = kRowsCluster;
                     p.kernel_name = "rows_cluster";
