@@ -73,7 +73,10 @@ void check(const std::string &variant, Matrix &a, Matrix &b, Matrix &out) {
 
 TEST(MatmulCpu, EveryVariantMatchesFloat64OnOddSizes) {
     std::mt19937 rng(7);
-    const int64_t sizes[][3] = {{1, 1, 1}, {7, 33, 129}, {33, 127, 7}, {97, 300, 61}, {129, 255, 127}, {5, 0, 7}};
+    // The blocked kernel's cases: one row of tiles (M <= 96), several; B in two bands of
+    // columns (K x N over 2^21 floats); one row of tiles whose K is too long for a task's own panels.
+    const int64_t sizes[][3] = {{1, 1, 1},       {7, 33, 129},     {33, 127, 7}, {97, 300, 61},
+                                {129, 255, 127}, {100, 4500, 600}, {13, 17000, 40}, {5, 0, 7}};
     for (const std::string &variant : cpu_variants())
         for (const auto &s : sizes) {
             Matrix a = make(s[0], s[1], Layout::kRowMajor, rng, true);
@@ -89,12 +92,13 @@ TEST(MatmulCpu, EveryLayoutOfEveryOperand) {
     for (const std::string &variant : cpu_variants())
         for (Layout la : {Layout::kRowMajor, Layout::kColMajor, Layout::kPadded, Layout::kBroadcastRows})
             for (Layout lb : layouts)
-                for (Layout lo : layouts) {
-                    Matrix a = make(37, 45, la, rng, true);
-                    Matrix b = make(45, 29, lb, rng, true);
-                    Matrix out = make(37, 29, lo, rng, false);
-                    check(variant, a, b, out);
-                }
+                for (Layout lo : layouts)
+                    for (const int64_t m : {37, 101}) {  // one row of tiles, two
+                        Matrix a = make(m, 45, la, rng, true);
+                        Matrix b = make(45, 29, lb, rng, true);
+                        Matrix out = make(m, 29, lo, rng, false);
+                        check(variant, a, b, out);
+                    }
 }
 
 TEST(MatmulCpu, KZeroWritesZeros) {
