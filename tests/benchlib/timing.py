@@ -9,7 +9,9 @@ GPU (torch's current stream), two figures per computation:
          Python and launch cost (~5-10 us), so small kernels measure that overhead.
   graph  the same `iters` calls captured once in a CUDA graph, events around its replay:
          the kernels' own time plus ~0.5 us of launch each. The benchmark's main figure.
-CPU: time.perf_counter around back-to-back calls (loop only).
+CPU: time.perf_counter around back-to-back calls (loop only), started on idle cores: a
+library that ran before may leave worker threads spinning (OpenBLAS's wait ~0.1 s for the
+next call), and a thread pool that sees every core taken, as ours does, runs on one.
 
 Never time one launch alone with two events: that measures ~16 us of overhead.
 """
@@ -59,12 +61,29 @@ def _iters_for(fns, per_call_s, target_s, max_calls=None):
     return n * passes
 
 
+def wait_for_idle_cpus(timeout_s=0.5):
+    """Returns once no thread but this one is runnable on the machine (the count in the
+    fourth field of /proc/loadavg, "1/345"), or after timeout_s, polling every 5 ms. Where
+    there is no /proc/loadavg it returns at once."""
+    deadline = time.perf_counter() + timeout_s
+    while time.perf_counter() < deadline:
+        try:
+            with open("/proc/loadavg") as f:
+                runnable = int(f.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return
+        if runnable <= 1:
+            return
+        time.sleep(0.005)
+
+
 def time_cpu(fns, target_s=0.02, repeats=5, budget_s=3.0):
     """Timing (loop only) of the calls on the host: median over `repeats` (at least 3, fewer
     than asked when one repeat would overrun budget_s / repeats).
 
-    One untimed pass over the sets first: page faults, cold caches and thread-pool start-up
-    are not what we measure."""
+    The cores are let go idle first (wait_for_idle_cpus), then one untimed pass over the
+    sets: page faults, cold caches and thread-pool start-up are not what we measure."""
+    wait_for_idle_cpus()
     for fn in fns:
         fn()
     t0 = time.perf_counter()
