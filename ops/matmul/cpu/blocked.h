@@ -5,8 +5,9 @@
 // here), once for the whole product; A is read where it lies when it is f32 with
 // dense rows, else packed a slice at a time. The micro-kernel computes an MR x NR
 // block of C from MR rows of A and a B panel with plain loops the compiler turns
-// into broadcast-multiply-adds on vector registers. The tile's sums live in an f32
-// buffer until the last K slice, then are rounded once.
+// into broadcast-multiply-adds on vector registers. The sums of an f32 C with dense
+// rows are kept in C itself; any other C's live in an f32 buffer until the last K
+// slice, then are rounded once.
 #pragma once
 
 #include <algorithm>
@@ -74,7 +75,9 @@ void pack_b(const MatmulPlan &g, const T *b, int64_t p_begin, int64_t p_end, int
 // panels for these columns (b_panels: the panel of column j0). Each B panel stays in L1 while
 // the micro-kernel walks down the tile's rows. An f32 A with dense rows is read where it lies
 // (only a last panel of fewer than kMR rows is packed, padded with zeros): at 1024^3 packing
-// it took a tenth of the time. Any other A is packed a K slice at a time.
+// it took a tenth of the time. Any other A is packed a K slice at a time. Likewise an f32 C
+// with dense rows is summed in place, save its ragged edges (fewer than kMR rows or kNR
+// columns), which go through the tile's f32 buffer like every 16-bit or strided C.
 template <typename T>
 void gemm_tile(const MatmulPlan &g, const ExecArgs &args, const float *b_panels, int64_t i0, int64_t j0) {
     thread_local std::vector<float> a_pack, c_tile;  // per thread, reused across calls
@@ -83,8 +86,12 @@ void gemm_tile(const MatmulPlan &g, const ExecArgs &args, const float *b_panels,
     const T *a = static_cast<const T *>(args.in0);
     T *c = static_cast<T *>(args.out);
     const int64_t mc = std::min(kMC, g.m - i0), nc = std::min(kNC, g.n - j0);
-    int64_t in_place = 0;  // rows of the tile read in place
-    if constexpr (std::is_same_v<T, float>) in_place = g.a_col == 1 ? mc / kMR * kMR : 0;
+    int64_t in_place = 0;      // rows of the tile whose A is read in place
+    int64_t direct_rows = 0, direct_cols = 0;  // the part of the tile summed straight into C
+    if constexpr (std::is_same_v<T, float>) {
+        if (g.a_col == 1) in_place = mc / kMR * kMR;
+        if (g.c_col == 1 && g.k > 0) direct_rows = mc / kMR * kMR, direct_cols = nc / kNR * kNR;
+    }
     for (int64_t p0 = 0; p0 < g.k; p0 += kKC) {
         const int64_t kc = std::min(kKC, g.k - p0);
         if (in_place < mc) pack_a(g, a, i0 + in_place, mc - in_place, p0, kc, a_pack.data());
@@ -92,19 +99,21 @@ void gemm_tile(const MatmulPlan &g, const ExecArgs &args, const float *b_panels,
             for (int64_t r = 0; r < mc; r += kMR) {
                 const float *b_slice = b_panels + q * g.k + p0 * kNR;
                 float *c_block = c_tile.data() + r * kNC + q;
+                int64_t ldc = kNC;
+                const float *a_block = a_pack.data() + (r - in_place) * kc;
+                int64_t a_rs = 1, a_cs = kMR;
                 if constexpr (std::is_same_v<T, float>) {
-                    if (r < in_place) {
-                        micro_kernel(kc, a + (i0 + r) * g.a_row + p0, g.a_row, 1, b_slice, c_block, kNC, p0 == 0);
-                        continue;
-                    }
+                    if (r < direct_rows && q < direct_cols) c_block = c + (i0 + r) * g.c_row + j0 + q, ldc = g.c_row;
+                    if (r < in_place) a_block = a + (i0 + r) * g.a_row + p0, a_rs = g.a_row, a_cs = 1;
                 }
-                micro_kernel(kc, a_pack.data() + (r - in_place) * kc, 1, kMR, b_slice, c_block, kNC, p0 == 0);
+                micro_kernel(kc, a_block, a_rs, a_cs, b_slice, c_block, ldc, p0 == 0);
             }
     }
     for (int64_t i = 0; i < mc; ++i) {
         T *dst = c + (i0 + i) * g.c_row + j0 * g.c_col;
         const float *src = c_tile.data() + i * kNC;
-        for (int64_t j = 0; j < nc; ++j) dst[j * g.c_col] = from_f32<T>(g.k == 0 ? 0.0f : src[j]);
+        for (int64_t j = i < direct_rows ? direct_cols : 0; j < nc; ++j)
+            dst[j * g.c_col] = from_f32<T>(g.k == 0 ? 0.0f : src[j]);
     }
 }
 
