@@ -74,9 +74,11 @@ void check(const std::string &variant, Matrix &a, Matrix &b, Matrix &out) {
 TEST(MatmulCpu, EveryVariantMatchesFloat64OnOddSizes) {
     std::mt19937 rng(7);
     // The blocked kernel's cases: one row of tiles (M <= 96), several; B in two bands of
-    // columns (K x N over 2^21 floats); one row of tiles whose K is too long for a task's own panels.
-    const int64_t sizes[][3] = {{1, 1, 1},       {7, 33, 129},     {33, 127, 7}, {97, 300, 61},
-                                {129, 255, 127}, {100, 4500, 600}, {13, 17000, 40}, {5, 0, 7}};
+    // columns (K x N over 2^21 floats); K too long for a tile's columns of B to be packed whole
+    // (over 16384), with one row of tiles and with two; K = 0.
+    const int64_t sizes[][3] = {{1, 1, 1},       {7, 33, 129},     {33, 127, 7},    {97, 300, 61},
+                                {129, 255, 127}, {100, 4500, 600}, {13, 17000, 40}, {100, 17000, 40},
+                                {5, 0, 7},       {100, 0, 7}};
     for (const std::string &variant : cpu_variants())
         for (const auto &s : sizes) {
             Matrix a = make(s[0], s[1], Layout::kRowMajor, rng, true);

@@ -50,16 +50,17 @@ void pack_a(const MatmulPlan &g, const T *a, int64_t i0, int64_t mc, int64_t p0,
     }
 }
 
-// Rows [p_begin, p_end) x columns [j0, j0 + nc) of B into panels of kNR columns that run the
-// whole of K: panel q holds b[p][j0 + q*NR + j] at q*NR*K + p*NR + j (so the kc rows of a K
-// slice are one contiguous kc x NR block of it); columns past nc are zeros. Read a row of B at
-// a time, the order a row-major B lies in memory.
+// Rows [p_begin, p_end) x columns [j0, j0 + nc) of B into panels of kNR columns, panel_floats
+// apart: b[p][j0 + q*NR + j] goes to dst + q*panel_floats + (p - p_begin)*NR + j (so the kc
+// rows of a K slice are one contiguous kc x NR block of a panel); columns past nc are zeros.
+// Read a row of B at a time, the order a row-major B lies in memory.
 template <typename T>
-void pack_b(const MatmulPlan &g, const T *b, int64_t p_begin, int64_t p_end, int64_t j0, int64_t nc, float *dst) {
+void pack_b(const MatmulPlan &g, const T *b, int64_t p_begin, int64_t p_end, int64_t j0, int64_t nc, float *dst,
+            int64_t panel_floats) {
     for (int64_t p = p_begin; p < p_end; ++p) {
         const T *src = b + p * g.b_row + j0 * g.b_col;
         for (int64_t q = 0; q < nc; q += kNR) {
-            float *row = dst + q * g.k + p * kNR;
+            float *row = dst + q / kNR * panel_floats + (p - p_begin) * kNR;
             const int64_t w = std::min(kNR, nc - q);
             if (g.b_col == 1) {
                 for (int64_t j = 0; j < w; ++j) row[j] = to_f32(src[q + j]);
@@ -72,21 +73,24 @@ void pack_b(const MatmulPlan &g, const T *b, int64_t p_begin, int64_t p_end, int
 }
 
 // One tile of C: rows [i0, i0 + mc), columns [j0, j0 + nc), every K slice, from B's packed
-// panels for these columns (b_panels: the panel of column j0). Each B panel stays in L1 while
-// the micro-kernel walks down the tile's rows. An f32 A with dense rows is read where it lies
-// (only a last panel of fewer than kMR rows is packed, padded with zeros): at 1024^3 packing
-// it took a tenth of the time. Any other A is packed a K slice at a time. Likewise an f32 C
-// with dense rows is summed in place, save its ragged edges (fewer than kMR rows or kNR
-// columns), which go through the tile's f32 buffer like every 16-bit or strided C.
+// panels for these columns (b_panels: the panel of column j0, running the whole of K), or,
+// where b_panels is null, from each K slice of them packed here. Each B panel stays in L1
+// while the micro-kernel walks down the tile's rows. An f32 A with dense rows is read where
+// it lies (only a last panel of fewer than kMR rows is packed, padded with zeros): at 1024^3
+// its packing took a tenth of the time (one Xeon core, 2026-12-06). Any other A is packed a
+// K slice at a time. Likewise an f32 C with dense rows is summed in place, save its ragged
+// edges (fewer than kMR rows or kNR columns), which go through the tile's f32 buffer like
+// every 16-bit or strided C.
 template <typename T>
 void gemm_tile(const MatmulPlan &g, const ExecArgs &args, const float *b_panels, int64_t i0, int64_t j0) {
-    thread_local std::vector<float> a_pack, c_tile;  // per thread, reused across calls
+    thread_local std::vector<float> a_pack, b_pack, c_tile;  // per thread, reused across calls
     a_pack.resize(size_t(kMC * kKC));
+    if (!b_panels) b_pack.resize(size_t(kKC * kNC));
     c_tile.resize(size_t(kMC * kNC));
     const T *a = static_cast<const T *>(args.in0);
     T *c = static_cast<T *>(args.out);
     const int64_t mc = std::min(kMC, g.m - i0), nc = std::min(kNC, g.n - j0);
-    int64_t in_place = 0;      // rows of the tile whose A is read in place
+    int64_t in_place = 0;                      // rows of the tile whose A is read in place
     int64_t direct_rows = 0, direct_cols = 0;  // the part of the tile summed straight into C
     if constexpr (std::is_same_v<T, float>) {
         if (g.a_col == 1) in_place = mc / kMR * kMR;
@@ -95,9 +99,10 @@ void gemm_tile(const MatmulPlan &g, const ExecArgs &args, const float *b_panels,
     for (int64_t p0 = 0; p0 < g.k; p0 += kKC) {
         const int64_t kc = std::min(kKC, g.k - p0);
         if (in_place < mc) pack_a(g, a, i0 + in_place, mc - in_place, p0, kc, a_pack.data());
+        if (!b_panels) pack_b(g, static_cast<const T *>(args.in1), p0, p0 + kc, j0, nc, b_pack.data(), kc * kNR);
         for (int64_t q = 0; q < nc; q += kNR)
             for (int64_t r = 0; r < mc; r += kMR) {
-                const float *b_slice = b_panels + q * g.k + p0 * kNR;
+                const float *b_slice = b_panels ? b_panels + q * g.k + p0 * kNR : b_pack.data() + q * kc;
                 float *c_block = c_tile.data() + r * kNC + q;
                 int64_t ldc = kNC;
                 const float *a_block = a_pack.data() + (r - in_place) * kc;
@@ -124,8 +129,9 @@ constexpr int64_t kBandFloats = int64_t(1) << 21;
 // B is packed once (its rows spread over the threads, each row read along its length), then
 // the band's C tiles are computed, a tile per task. Where one row of tiles covers M, each
 // task packs just the B columns of its tile instead and reads them back from its own cache
-// (64 x 1024 x 1024: the shared panels, 4 MiB, came back from L3). Packed per tile, as
-// before, B was packed again for every row of tiles and A for every column of them.
+// (64 x 1024 x 1024 f32: the shared panels, 4 MiB, came back from L3). Where one tile's
+// columns of B alone would be more than kBandFloats (K over 16384), each tile packs its K
+// slices of B one at a time: B is packed again for every row of tiles, in bounded memory.
 template <typename T>
 void gemm_blocked(const MatmulPlan &g, const ExecArgs &args, bool threaded) {
     const auto for_each = [threaded](int64_t n, int64_t grain, const auto &fn) {
@@ -135,25 +141,30 @@ void gemm_blocked(const MatmulPlan &g, const ExecArgs &args, bool threaded) {
             fn(int64_t{0}, n);
     };
     const T *b = static_cast<const T *>(args.in1);
-    if (g.m <= kMC && g.k * kNC <= kBandFloats) {
-        for_each((g.n + kNC - 1) / kNC, 1, [&](int64_t begin, int64_t end) {
-            thread_local std::vector<float> own;
-            own.resize(size_t(g.k * kNC));
+    const int64_t tiles_m = (g.m + kMC - 1) / kMC;
+    if (g.k * kNC > kBandFloats || tiles_m == 1) {
+        const bool own = g.k * kNC <= kBandFloats;  // one row of tiles: each packs its B columns whole
+        const int64_t tiles_n = (g.n + kNC - 1) / kNC;
+        for_each(tiles_m * tiles_n, 1, [&](int64_t begin, int64_t end) {
+            thread_local std::vector<float> panels;
+            if (own) panels.resize(size_t(g.k * kNC));
             for (int64_t t = begin; t < end; ++t) {
-                pack_b(g, b, 0, g.k, t * kNC, std::min(kNC, g.n - t * kNC), own.data());
-                gemm_tile<T>(g, args, own.data(), 0, t * kNC);
+                const int64_t i0 = (t / tiles_n) * kMC, j0 = (t % tiles_n) * kNC;
+                if (own) pack_b(g, b, 0, g.k, j0, std::min(kNC, g.n - j0), panels.data(), g.k * kNR);
+                gemm_tile<T>(g, args, own ? panels.data() : nullptr, i0, j0);
             }
         });
         return;
     }
-    const int64_t band = std::max(kNC, kBandFloats / std::max<int64_t>(g.k, 1) / kNC * kNC);
+    const int64_t band = kBandFloats / std::max<int64_t>(g.k, 1) / kNC * kNC;  // >= kNC
     thread_local std::vector<float> shared;  // the calling thread's (a lambda naming it would get its own thread's)
     shared.resize(size_t(g.k * std::min(band, (g.n + kNR - 1) / kNR * kNR)));
     float *const panels = shared.data();
     for (int64_t j0 = 0; j0 < g.n; j0 += band) {
-        const int64_t nb = std::min(band, g.n - j0);
-        for_each(g.k, 16, [&](int64_t p_begin, int64_t p_end) { pack_b(g, b, p_begin, p_end, j0, nb, panels); });
-        const int64_t tiles_m = (g.m + kMC - 1) / kMC, tiles_n = (nb + kNC - 1) / kNC;
+        const int64_t nb = std::min(band, g.n - j0), tiles_n = (nb + kNC - 1) / kNC;
+        for_each(g.k, 16, [&](int64_t p_begin, int64_t p_end) {
+            pack_b(g, b, p_begin, p_end, j0, nb, panels + p_begin * kNR, g.k * kNR);
+        });
         for_each(tiles_m * tiles_n, 1, [&](int64_t begin, int64_t end) {
             for (int64_t t = begin; t < end; ++t) {
                 const int64_t jj = (t % tiles_n) * kNC;
