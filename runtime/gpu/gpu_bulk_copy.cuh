@@ -70,6 +70,28 @@ __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity) {
 #endif
 }
 
+// The cluster barrier's arrival without ordering memory (after init: the
+// fence in init orders the barrier's initialization).
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+#endif
+}
+
+// Stores (a, b) at `dst` in the shared memory of block `rank` of the cluster
+// (the address dst has in this block), completing 8 bytes on that block's
+// barrier `bar` (likewise this block's address of it).
+__device__ __forceinline__ void store_pair_to_cluster(void *dst, float a, float b, uint64_t *bar, unsigned rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n .reg .b32 rd, rb;\n mapa.shared::cluster.u32 rd, %0, %4;\n mapa.shared::cluster.u32 rb, %1, %4;\n"
+        " st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [rd], {%2, %3}, [rb];\n}\n" ::"r"(
+            shared_address(dst)),
+        "r"(shared_address(bar)), "f"(a), "f"(b), "r"(rank)
+        : "memory");
+#endif
+}
+
 // Orders this thread's (and, after a barrier, the block's) generic accesses of
 // shared memory before later asynchronous-proxy writes to it.
 __device__ __forceinline__ void fence_before_async_write() {

@@ -6,14 +6,21 @@
 // kThreads * kVecs vectors, one per block of a cluster of C blocks. Each
 // block loads its slice once from global memory (thread t holds vectors t,
 // t + kThreads, ...; every load issued before any value is used), takes the
-// slice's max m and its sum s of exp(x - m), and puts the pair (m, s) in its
-// shared memory. After one cluster barrier every warp reads the C pairs
-// through distributed shared memory, one a lane, and joins them with shuffle
-// butterflies (the same bits in every block): the row's max M, then its sum
-// S = sum of s * exp(m - M). Each block writes exp(x - M) / S for its slice.
-// HBM is read once and written once: no workspace, one launch, and no block
-// waits on another through global memory. The idea is QuACK's softmax for
-// long rows, written in CUDA.
+// slice's max m and its sum s of exp(x - m), and pushes the pair (m, s) into
+// the shared memory of every block of the cluster (st.async through
+// distributed shared memory, each store counted on the receiving block's
+// mbarrier). Each block waits on its own barrier for the C pairs, reads them
+// one a lane and joins them with shuffle butterflies (the same bits in every
+// block): the row's max M, then its sum S = sum of s * exp(m - M). Each block
+// writes exp(x - M) / S for its slice. HBM is read once and written once: no
+// workspace, one launch, and no block waits on another through global memory.
+// The one cluster barrier is split: its arrival at the start (after the
+// barrier's init), its wait just before the push, so that it costs nothing by
+// then; no block waits for the others at the end, since none exits before
+// every pair it is sent has arrived. Read with cluster barriers around the
+// pairs instead (a full barrier before the reads, another before exit), the
+// kernel ran 1-16% slower (H100, 2026-12-06), and the plan had to keep it to
+// 8 waves of blocks. The idea is QuACK's softmax for long rows, written in CUDA.
 //
 // f32 values stay floats and their exp(x - m) replaces them; 16-bit values
 // stay as loaded, 16 bits each (half the registers of floats), and
@@ -25,8 +32,14 @@
 
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
+#include "runtime/gpu/gpu_bulk_copy.cuh"
 
 namespace oprt::softmax::gpu_kernels {
+
+// Blocks a cluster at most: the plan's bound, and the pairs a block receives.
+// At 9 and 16 blocks (the non-portable cluster sizes) the kernel ran up to
+// 1.13x slower than the ring (H100, 2026-12-05).
+constexpr int kMaxClusterBlocks = 8;
 
 // An empty asm that claims to change v's 32-bit words: no instruction, but
 // the compiler cannot reuse what it derived from v before (the widened 16-bit
@@ -57,8 +70,11 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
     constexpr bool kKeepExp = std::is_same<T, float>::value;
     constexpr int kSlots = kThreads / dev::kWarpSize;
     __shared__ float max_slots[kSlots], sum_slots[kSlots];
-    __shared__ F32Pair block_stats;  // this block's (max, sum), read by the whole cluster
+    __shared__ F32Pair pairs[kMaxClusterBlocks];  // block r's (max, sum) at r, pushed by block r
+    __shared__ uint64_t pairs_in;  // counts the bytes of pairs that arrived
     const unsigned C = dev::cluster_size();
+    if (threadIdx.x == 0) gpu::bulk::init(&pairs_in);
+    gpu::bulk::cluster_arrive_relaxed();  // waited for before the push: every block's barrier is initialized
     const int64_t start = int64_t(dev::cluster_rank()) * slice;
     const int n = int(L - start < slice ? L - start : slice);  // elements of this block's slice
     int64_t io, oo;
@@ -107,11 +123,12 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
     // The row's: lane r reads block r's pair; the max over the lanes, then
     // each slice's sum rescaled to it. A row of all -inf has M = -inf and S =
     // 0, and its outputs exp(-inf - -inf) / 0 are NaN, as PyTorch's.
-    if (t == 0) block_stats = F32Pair{m, s};
-    dev::cluster_sync();
+    dev::cluster_wait();
+    if (t == 0) gpu::bulk::expect_bytes(&pairs_in, unsigned(C * sizeof(F32Pair)));
+    if (unsigned(t) < C) gpu::bulk::store_pair_to_cluster(&pairs[dev::cluster_rank()], m, s, &pairs_in, unsigned(t));
+    gpu::bulk::wait(&pairs_in, 0);
     const unsigned lane = threadIdx.x % dev::kWarpSize;
-    const F32Pair ms = lane < C ? *dev::cluster_map(&block_stats, lane) : F32Pair{neg_inf(), 0.0f};
-    dev::cluster_arrive();  // done with the other blocks' shared memory (waited for at the end)
+    const F32Pair ms = lane < C ? pairs[lane] : F32Pair{neg_inf(), 0.0f};
     const float M = gpu::warp_allreduce(ms.a, gpu::MaxOp{});
     const float S = gpu::warp_allreduce(ms.b == 0.0f ? 0.0f : ms.b * exp_f32(ms.a - M), gpu::SumOp{});
     const float inv = 1.0f / S;
@@ -131,7 +148,6 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
             gpu::store_out_vec<P>(y_row + e0, o);
         }
     }
-    dev::cluster_wait();  // no block exits while another may still read its block_stats
 }
 
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH

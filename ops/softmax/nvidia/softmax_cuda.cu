@@ -15,7 +15,7 @@
 //     (rows_bulk.cuh): a row per block, or split over blocks that swap
 //     (max, sum), claiming rows with >= 16 row groups a wave;
 //     and there, rows of whole vectors that a cluster of up to 8 blocks
-//     holds, SMs <= rows * C <= 8 waves -> rows_cluster (in registers
+//     holds, SMs <= rows * C -> rows_cluster (in registers
 //     across a cluster)
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
 // Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
@@ -355,13 +355,12 @@ struct ClusterRows {
 };
 template <typename T>
 constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : ClusterRows{128, 8, 8};
-// Where it replaces the ring: clusters of at most 8 blocks (at 9 and 16 up to
-// 1.13x slower) and at most 8 waves of blocks. H100, 2026-12-05, run_ops bench against
-// the ring in the same call: 150x40000 0.77-0.88x, 256x65536 0.79-0.95x, 300x60000
-// 0.81-0.94x, 512x65536 (16-bit 3.9 waves, f32 7.8) 0.89-0.98x, 20x131072 f32
-// 0.89-0.91x; at 15-62 waves 0.98-1.17x (2048x65536 1.01-1.05x, 8192x16392 1.06-1.17x).
-constexpr int64_t kMaxClusterBlocks = 8;
-constexpr int64_t kClusterMaxWaves = 8;
+// Where it replaces the ring: wherever a cluster of at most kMaxClusterBlocks
+// holds the row and the rows fill the SMs. Its time over the ring's: at a few
+// waves of blocks 0.77-0.98x (H100, 2026-12-05: 150x40000, 256x65536,
+// 300x60000, 512x65536); at 15-62 waves 0.89-0.97x (H100, 2026-12-06:
+// 2048x65536, 4096x32768, 8192x16392), where the kernel with its pairs read
+// between cluster barriers was 1.01-1.17x and the plan stopped at 8 waves.
 
 // The plan's kernel for T: its address and its block shape.
 template <typename T>
@@ -381,8 +380,7 @@ const void *cluster_rows_kernel_for(oprt_dtype_t dtype, ClusterRows *shape) {
 
 // Replaces a bulk-ring plan by rows_cluster where a cluster of at most
 // kMaxClusterBlocks blocks holds the row, the rows are whole vectors, rows *
-// C blocks fill the GPU in at most kClusterMaxWaves waves and the device runs
-// such clusters. The bulk plan's workspace stays: rows off 16-byte boundaries
+// C blocks fill the SMs and the device runs such clusters. The bulk plan's workspace stays: rows off 16-byte boundaries
 // (seen at execute) run it.
 oprt_status_t plan_cluster_rows(AxisPlan &p) {
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
@@ -396,10 +394,6 @@ oprt_status_t plan_cluster_rows(AxisPlan &p) {
     if (s != OPRT_SUCCESS || L % P != 0 || C > kMaxClusterBlocks || p.outer * C < info.sm_count) return s;
     bool fits = false;
     if ((s = gpu::cluster_fits(kPlanOp, kernel, C, shape.threads, &fits)) != OPRT_SUCCESS || !fits) return s;
-    int64_t resident = 0;
-    if ((s = resident_blocks(kPlanOp, kernel, shape.threads, 0, info, &resident)) != OPRT_SUCCESS ||
-        p.outer * C > kClusterMaxWaves * resident)
-        return s;
     p.kernel = kRowsCluster;
     p.kernel_name = "rows_cluster";
     p.launch[0] = C;
