@@ -356,11 +356,12 @@ struct ClusterRows {
 template <typename T>
 constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : ClusterRows{128, 8, 8};
 // Where it replaces the ring: wherever a cluster of at most kMaxClusterBlocks
-// holds the row and the rows fill the SMs. Its time over the ring's: at a few
-// waves of blocks 0.77-0.98x (H100, 2026-12-05: 150x40000, 256x65536,
-// 300x60000, 512x65536); at 15-62 waves 0.89-0.97x (H100, 2026-12-06:
-// 2048x65536, 4096x32768, 8192x16392), where the kernel with its pairs read
-// between cluster barriers was 1.01-1.17x and the plan stopped at 8 waves.
+// holds the row and the rows fill the SMs. Its time over the ring's: at 15-62
+// waves of blocks 0.89-0.97x (H100, 2026-12-06: 2048x65536, 4096x32768,
+// 8192x16392), where the kernel with its pairs read between cluster barriers
+// was 1.01-1.17x and the plan stopped at 8 waves; at a few waves that kernel
+// was 0.77-0.98x (H100, 2026-12-05: 150x40000, 256x65536, 300x60000,
+// 512x65536), and the pushed pairs take 0.86-0.99x of its time (2026-12-06).
 
 // The plan's kernel for T: its address and its block shape.
 template <typename T>
@@ -380,8 +381,8 @@ const void *cluster_rows_kernel_for(oprt_dtype_t dtype, ClusterRows *shape) {
 
 // Replaces a bulk-ring plan by rows_cluster where a cluster of at most
 // kMaxClusterBlocks blocks holds the row, the rows are whole vectors, rows *
-// C blocks fill the SMs and the device runs such clusters. The bulk plan's workspace stays: rows off 16-byte boundaries
-// (seen at execute) run it.
+// C blocks fill the SMs and the device runs such clusters. The bulk plan's
+// workspace stays: rows off 16-byte boundaries (seen at execute) run it.
 oprt_status_t plan_cluster_rows(AxisPlan &p) {
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
     if (p.kernel != kRowsBulk && p.kernel != kRowsBulkClaimed) return OPRT_SUCCESS;
