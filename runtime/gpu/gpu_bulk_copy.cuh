@@ -15,6 +15,8 @@
 // Before a buffer that threads have read is refilled: __syncthreads(), then
 // the issuing thread calls fence_before_async_write() (the generic reads are
 // ordered before the asynchronous writes).
+// The same barriers count stores from the other blocks of a cluster
+// (store_pair_to_cluster: st.async into a block's shared memory).
 #pragma once
 
 #include <cstdint>

@@ -90,11 +90,12 @@ void gemm_tile(const MatmulPlan &g, const ExecArgs &args, const float *b_panels,
     const T *a = static_cast<const T *>(args.in0);
     T *c = static_cast<T *>(args.out);
     const int64_t mc = std::min(kMC, g.m - i0), nc = std::min(kNC, g.n - j0);
-    int64_t in_place = 0;                      // rows of the tile whose A is read in place
-    int64_t direct_rows = 0, direct_cols = 0;  // the part of the tile summed straight into C
+    const int64_t whole_rows = mc / kMR * kMR;  // the rows of whole micro-blocks
+    int64_t in_place = 0;                        // rows of the tile whose A is read in place
+    int64_t direct_rows = 0, direct_cols = 0;    // the part of the tile summed straight into C
     if constexpr (std::is_same_v<T, float>) {
-        if (g.a_col == 1) in_place = mc / kMR * kMR;
-        if (g.c_col == 1 && g.k > 0) direct_rows = mc / kMR * kMR, direct_cols = nc / kNR * kNR;
+        if (g.a_col == 1) in_place = whole_rows;
+        if (g.c_col == 1 && g.k > 0) direct_rows = whole_rows, direct_cols = nc / kNR * kNR;
     }
     for (int64_t p0 = 0; p0 < g.k; p0 += kKC) {
         const int64_t kc = std::min(kKC, g.k - p0);
