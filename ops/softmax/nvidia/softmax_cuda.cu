@@ -60,7 +60,7 @@ enum Kernel : int32_t {
     kRowsBulk = 11,         // [0] threads, [1] blocks per row, [2] slice (elements a block), [3] buffers
     kRowsBulkClaimed = 12,  // the same; split rows whose blocks claim their rows (kClaim)
     kRowsRegisters = 13,    // [0] entry of kRegisterRows
-    kRowsCluster = 14,      // [0] blocks a row (the cluster); the bulk plan's workspace, for rows off boundaries
+    kRowsCluster = 14,      // [0] blocks a row (the cluster), [1] entry of kClusterRows; the ring's workspace
 };
 
 // ---- Plan ----------------------------------------------------------------------
@@ -343,18 +343,28 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
 // ---- Rows over a thread-block cluster (sm_90) ------------------------------------
 
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-// rows_cluster.cuh's block shape per element size: f32 16384 values a block
-// (512 threads, 32 values a thread: 2 blocks an SM), 16-bit 8192 (128
-// threads, 64 values kept as 16-bit in 32 registers: 8 blocks an SM at 64
+// rows_cluster.cuh's block shapes: the first entry of the element size whose
+// cluster of kMaxClusterBlocks holds the row takes it. f32: 512 threads of 32
+// values (16384 a block, 2 blocks an SM). 16-bit: 128 threads of 64 values
+// kept as 16-bit in 32 registers (8192 a block, 8 blocks an SM at 64
 // registers; 256 threads of 32 values, 4 blocks an SM, measured slower at
-// every shape the plan gives it).
+// every shape this entry takes), then for rows past 65536 columns 512 threads
+// of 64 (32768 a block, 2 blocks an SM).
 struct ClusterRows {
+    int64_t esize;
     int threads;
     int vecs;
     int min_blocks;
 };
-template <typename T>
-constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : ClusterRows{128, 8, 8};
+constexpr ClusterRows kClusterRows[] = {
+    {4, 512, 8, 0},
+    {2, 128, 8, 8},
+    {2, 512, 8, 2},
+};
+constexpr size_t kClusterRowsCount = std::size(kClusterRows);
+constexpr int64_t cluster_block_elements(const ClusterRows &c) {
+    return int64_t(c.threads) * c.vecs * (gpu::kVectorBytes / c.esize);
+}
 // Where it replaces the ring: wherever a cluster of at most kMaxClusterBlocks
 // holds the row and the rows fill the SMs. Its time over the ring's: at 15-62
 // waves of blocks 0.89-0.97x (H100, 2026-12-06: 2048x65536, 4096x32768,
@@ -362,42 +372,59 @@ constexpr ClusterRows kClusterRows = sizeof(T) == 4 ? ClusterRows{512, 8, 0} : C
 // was 1.01-1.17x and the plan stopped at 8 waves; at a few waves that kernel
 // was 0.77-0.98x (H100, 2026-12-05: 150x40000, 256x65536, 300x60000,
 // 512x65536), and the pushed pairs take 0.86-0.99x of its time (2026-12-06).
+// The 16-bit 512-thread entry: 0.94x at 300x200000, 0.97x at 1024x131072,
+// 0.99-1.00x at 256x262144 (H100, 2026-12-06); an f32 entry of 1024 threads
+// (rows to 262144) took 1.01x at 256x262144 and 1.10x at 300x200000, so f32
+// rows past 131072 columns stay on the ring.
 
-// The plan's kernel for T: its address and its block shape.
-template <typename T>
-const void *cluster_rows_kernel(ClusterRows *shape) {
-    constexpr ClusterRows c = kClusterRows<T>;
-    *shape = c;
+// Entry I of kClusterRows: its kernel, for the element type T of its size.
+template <size_t I, typename T>
+const void *cluster_rows_kernel() {
+    constexpr ClusterRows c = kClusterRows[I];
     return reinterpret_cast<const void *>(&softmax_rows_cluster_kernel<T, c.threads, c.vecs, c.min_blocks>);
 }
-const void *cluster_rows_kernel_for(oprt_dtype_t dtype, ClusterRows *shape) {
-    switch (dtype) {
-    case OPRT_DTYPE_F32: return cluster_rows_kernel<float>(shape);
-    case OPRT_DTYPE_F16: return cluster_rows_kernel<dev::half_t>(shape);
-    default: return cluster_rows_kernel<dev::bf16_t>(shape);
+template <size_t I>
+const void *cluster_rows_kernel(oprt_dtype_t dtype) {
+    if constexpr (kClusterRows[I].esize == 4)
+        return cluster_rows_kernel<I, float>();
+    else
+        return dtype == OPRT_DTYPE_F16 ? cluster_rows_kernel<I, dev::half_t>() : cluster_rows_kernel<I, dev::bf16_t>();
+}
+template <size_t I = 0>
+const void *cluster_rows_kernel_at(size_t entry, oprt_dtype_t dtype) {
+    if constexpr (I < kClusterRowsCount) {
+        return entry == I ? cluster_rows_kernel<I>(dtype) : cluster_rows_kernel_at<I + 1>(entry, dtype);
     }
+    return nullptr;
 }
 #endif
 
 // Replaces a bulk-ring plan by rows_cluster where a cluster of at most
-// kMaxClusterBlocks blocks holds the row, the rows are whole vectors, rows *
-// C blocks fill the SMs and the device runs such clusters. The bulk plan's
-// workspace stays: rows off 16-byte boundaries (seen at execute) run it.
+// kMaxClusterBlocks blocks of a kClusterRows shape holds the row, the rows are
+// whole vectors, rows * C blocks fill the SMs and the device runs such
+// clusters. The bulk plan's workspace stays: rows off 16-byte boundaries
+// (seen at execute) run it.
 oprt_status_t plan_cluster_rows(AxisPlan &p) {
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-    if (p.kernel != kRowsBulk && p.kernel != kRowsBulkClaimed) return OPRT_SUCCESS;
-    const int64_t L = p.axis_len, P = gpu::kVectorBytes / esize_of(p.dtype);
-    ClusterRows shape;
-    const void *kernel = cluster_rows_kernel_for(p.dtype, &shape);
-    const int64_t C = ceil_div(L, int64_t(shape.threads) * shape.vecs * P);
+    const int64_t L = p.axis_len, esize = esize_of(p.dtype), P = gpu::kVectorBytes / esize;
+    if ((p.kernel != kRowsBulk && p.kernel != kRowsBulkClaimed) || L % P != 0) return OPRT_SUCCESS;
+    size_t entry = 0;
+    while (entry < kClusterRowsCount && (kClusterRows[entry].esize != esize ||
+                                         cluster_block_elements(kClusterRows[entry]) * kMaxClusterBlocks < L))
+        ++entry;
+    if (entry == kClusterRowsCount) return OPRT_SUCCESS;
+    const ClusterRows &shape = kClusterRows[entry];
+    const int64_t C = ceil_div(L, cluster_block_elements(shape));
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kPlanOp, &info);
-    if (s != OPRT_SUCCESS || L % P != 0 || C > kMaxClusterBlocks || p.outer * C < info.sm_count) return s;
+    if (s != OPRT_SUCCESS || p.outer * C < info.sm_count) return s;
     bool fits = false;
-    if ((s = gpu::cluster_fits(kPlanOp, kernel, C, shape.threads, &fits)) != OPRT_SUCCESS || !fits) return s;
+    s = gpu::cluster_fits(kPlanOp, cluster_rows_kernel_at(entry, p.dtype), C, shape.threads, &fits);
+    if (s != OPRT_SUCCESS || !fits) return s;
     p.kernel = kRowsCluster;
     p.kernel_name = "rows_cluster";
     p.launch[0] = C;
+    p.launch[1] = int64_t(entry);
 #else
     (void)p;
 #endif
@@ -531,6 +558,22 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     return run_typed<T>(dense, args, stream);
 }
 
+#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
+// Launches entry `entry` of kClusterRows for T (entries of another size: none).
+template <typename T, size_t I = 0>
+oprt_status_t launch_cluster_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, int C,
+                                        const gpu::OuterIndex &ix, dev::stream_t stream) {
+    if constexpr (I < kClusterRowsCount) {
+        constexpr ClusterRows c = kClusterRows[I];
+        if constexpr (c.esize == int64_t(sizeof(T)))
+            if (entry == I)
+                return launch_cluster_rows<T, c.threads, c.vecs, c.min_blocks>(in, out, rows, L, C, ix, stream);
+        return launch_cluster_rows_entry<T, I + 1>(entry, in, out, rows, L, C, ix, stream);
+    }
+    return OPRT_SUCCESS;
+}
+#endif
+
 // rows_cluster where the rows start on 16-byte boundaries in and out;
 // otherwise the plan without clusters (the bulk ring, whose workspace the
 // caller gives).
@@ -538,11 +581,9 @@ template <typename T>
 oprt_status_t launch_cluster(const AxisPlan &p, const ExecArgs &args, const T *in, T *out, const gpu::OuterIndex &ix,
                              dev::stream_t stream) {
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-    if (rows_aligned(ix, in, out, int64_t(sizeof(T)), gpu::kVectorBytes)) {
-        constexpr ClusterRows c = kClusterRows<T>;
-        return launch_cluster_rows<T, c.threads, c.vecs, c.min_blocks>(in, out, p.outer, p.axis_len,
-                                                                        int(p.launch[0]), ix, stream);
-    }
+    if (rows_aligned(ix, in, out, int64_t(sizeof(T)), gpu::kVectorBytes))
+        return launch_cluster_rows_entry(size_t(p.launch[1]), in, out, p.outer, p.axis_len, int(p.launch[0]), ix,
+                                         stream);
 #else
     (void)in, (void)out, (void)ix;
 #endif

@@ -390,7 +390,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
 }
 
 // Rows of whole vectors past 16384 columns that a cluster of at most 8
-// blocks holds (16384 f32 or 8192 16-bit values a block), with rows * blocks
+// blocks holds (16384 f32 values a block; 16-bit 8192, or 32768 past 65536
+// columns), with rows * blocks
 // at least the SM count: a row over a cluster, in registers, whatever the
 // number of waves.
 TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
@@ -409,16 +410,20 @@ TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
             // Rows off 16-byte boundaries: the plan without clusters runs them.
             check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, /*out_offset=*/5);  // the ring's kHeads
             check_softmax(dt, {{300, 60000}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
+            if (!f32) {  // 16-bit rows past 8 blocks of 8192: the 512-thread shape (32768 a block)
+                check_softmax(dt, {{300, 65544}}, 1, true);  // 3 blocks, the last short
+                check_softmax(dt, {{40, 262144}}, 1, true);  // 8 blocks
+            }
         }
         {
             ExpectKernel k("rows_bulk_ring_split");  // rows * blocks short of the SMs: no cluster
             check_softmax(dt, {{8, 65536}}, 1);
         }
     }
-    // More blocks a row than 8 (f32 140000 columns: 9; 16-bit 131072: 16): the ring.
+    // More blocks a row than 8 (f32 140000 columns: 9 of 16384; 16-bit 262152: 9 of 32768): the ring.
     ExpectKernel k("rows_bulk_ring_split_claimed");
     check_softmax(OPRT_DTYPE_F32, {{300, 140000}}, 1);
-    check_softmax(OPRT_DTYPE_BF16, {{300, 131072}}, 1);
+    check_softmax(OPRT_DTYPE_BF16, {{100, 262152}}, 1);
 }
 
 // ---- reduce_sum -------------------------------------------------------------------
