@@ -338,8 +338,9 @@ void launch_inner(const Tin *in, Tout *out, float *partial, InnerParams q, int V
     constexpr int W = gpu::vector_width<Tin>();
     if constexpr (std::is_same_v<Tin, Tout>) {  // first passes only
         if (R != 4 && V == W) {
-            auto *kernel =
-                R == 8 ? &reduce_inner_tile_kernel<Tin, Tout, W, 8> : &reduce_inner_tile_kernel<Tin, Tout, W, 16>;
+            auto *kernel = &reduce_inner_tile_kernel<Tin, Tout, W, 16>;
+            if constexpr (W == 4)  // R = 8: f32 in one pass only (flight_rows)
+                if (R == 8) kernel = &reduce_inner_tile_kernel<Tin, Tout, W, 8>;
             gpu::launch_overlapped(kernel, grid, threads, smem, stream, in, out, partial, q);
             return;
         }

@@ -294,9 +294,10 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     case kRowsBlock:
         launch_rows(in, out, p.outer, L, RowsChoice{false, 0, int(p.launch[0]), int(p.launch[1])}, ix, stream);
         break;
-    case kSweep:
-        launch_sweep(in, out, gpu::aligned_workspace<float>(args.workspace), L, int(p.launch[0]), p.launch[1],
-                     rows_choice(p.launch[1], 4, false), ix, stream);
+    case kSweep:  // the plan's range: 16-bit only
+        if constexpr (sizeof(T) == 2)
+            launch_sweep(in, out, gpu::aligned_workspace<float>(args.workspace), L, int(p.launch[0]), p.launch[1],
+                         rows_choice(p.launch[1], 4, false), ix, stream);
         break;
     case kRowsSplit:
         launch_rows_split(in, out, gpu::aligned_workspace<float>(args.workspace), p.outer, L, int(p.launch[0]),
