@@ -22,7 +22,9 @@ refuse it or as it could fault:
 - no execute fails where the descriptor was created, and a ladder step
   declines a case only as not supported.
 
-It prints one summary line per GPU and exits 1 on any problem. --log DIR
+It prints one summary line per GPU, then the kernels no GPU's cases launched
+(a kernel the plans reach only on another device, or one no plan reaches and
+that need not be compiled), and exits 1 on any problem. --log DIR
 keeps each GPU's launch log: two builds' logs diff to the launches a change
 of host code alters (none, for a change that moves code only).
 """
@@ -214,6 +216,7 @@ def main():
     library = build / "tests/cpp/nvidia/libcamp_ops_standin.so"
     kernels = kernel_table(a.cuobjdump, str(library))
     failed = False
+    launched_anywhere = set()
     with tempfile.TemporaryDirectory() as tmp:
         table = Path(tmp) / "kernels.txt"
         table.write_text("".join(f"{n} {r} {s} {b} {','.join(map(str, p)) or '-'}\n"
@@ -239,7 +242,20 @@ def main():
             print(f"launch check ({gpu}): {cases} cases, {launches} launches, {len(launched)} of "
                   f"{len(kernels)} kernels launched, {len(problems)} problems")
             failed |= bool(problems)
+            launched_anywhere |= set(launched)
+    never = sorted(set(kernels) - launched_anywhere)
+    print(f"launch check: {len(never)} of {len(kernels)} kernels launched on none of the stand-in GPUs"
+          + "".join(f"\n  {name}" for name in demangle(never)))
     return 1 if failed else 0
+
+
+def demangle(names):
+    """The names as c++filt prints them, where it is installed."""
+    try:
+        out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True, check=True)
+        return out.stdout.split("\n")[:len(names)]
+    except (OSError, subprocess.CalledProcessError):
+        return names
 
 
 if __name__ == "__main__":
