@@ -391,9 +391,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
 
 // Rows of whole vectors past 16384 columns that a cluster of at most 8
 // blocks holds (16384 f32 values a block; 16-bit 8192, or 32768 past 65536
-// columns), with rows * blocks
-// at least the SM count: a row over a cluster, in registers, whatever the
-// number of waves.
+// columns), with rows * blocks at least the SM count: a row over a cluster,
+// in registers, whatever the number of waves.
 TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const bool f32 = dt == OPRT_DTYPE_F32;
