@@ -403,12 +403,12 @@ void launch_flight_warp(const T *in, T *out, int64_t L, int64_t S, int64_t inner
 
 // Column sweep: P blocks of `threads` over the dense (L, inner) input,
 // kColumnSweepBatch vectors a thread a slab, each column's P partial sums
-// (workspace); then `finish` sums each column's row of partials. 16-bit, in on
-// a 16-byte boundary.
+// (workspace); then groups of finish_lanes lanes sum each column's row of
+// partials. 16-bit, in on a 16-byte boundary.
 constexpr int kColumnSweepBatch = 4;
 template <typename T>
 void launch_column_sweep(const T *in, T *out, float *partial, int64_t L, int64_t inner, int threads, int64_t P,
-                         const RowsChoice &finish, dev::stream_t stream) {
+                         int finish_lanes, dev::stream_t stream) {
     constexpr int W = gpu::vector_width<T>();
     const int64_t rows = threads / std::max<int64_t>(inner / W, dev::kWarpSize);  // of column sums
     const size_t smem = size_t(rows * inner) * sizeof(float);
@@ -421,7 +421,7 @@ void launch_column_sweep(const T *in, T *out, float *partial, int64_t L, int64_t
     fix.in_strides[0] = P;
     fix.out_strides[0] = 1;  // outer 1: the output's inner run from its start
     fix.in_row_stride = P;
-    launch_rows<float, T>(partial, out, inner, P, finish, fix, stream);
+    launch_row_groups<float, T>(partial, out, inner, P, finish_lanes, fix, stream);
 }
 
 }  // namespace oprt::reduce_sum::gpu_kernels

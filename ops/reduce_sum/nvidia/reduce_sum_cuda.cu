@@ -230,6 +230,13 @@ RowsChoice rows_choice(int64_t L, int64_t W, bool few) {
     return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * kBlockRowVectorsPerThread)), 128, 512)), 8};
 }
 
+// Lanes a row for a second pass over P f32 partial sums: rows_choice's groups,
+// which take up to 1024 (the plans make at most 2 a SM); a warp beyond.
+int finish_lanes(int64_t P) {
+    const RowsChoice rc = rows_choice(P, 4, false);
+    return rc.group ? rc.lanes : dev::kWarpSize;
+}
+
 // Chunks the axis of length L may be split into when by threads walk it:
 // at least kMinChunkRows rows per thread.
 int64_t max_axis_chunks(int64_t L, int64_t by) { return std::max<int64_t>(1, L / (by * kMinChunkRows)); }
@@ -289,19 +296,19 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
     switch (p.kernel) {
     case kZero: launch_zero(out, p.outer, p.inner, ix, stream); break;
     case kRowsGroup:
-        launch_rows(in, out, p.outer, L, RowsChoice{true, int(p.launch[0]), kGroupThreads, 8}, ix, stream);
+        launch_row_groups(in, out, p.outer, L, int(p.launch[0]), ix, stream);
         break;
     case kRowsBlock:
-        launch_rows(in, out, p.outer, L, RowsChoice{false, 0, int(p.launch[0]), int(p.launch[1])}, ix, stream);
+        launch_row_blocks(in, out, p.outer, L, int(p.launch[0]), int(p.launch[1]), ix, stream);
         break;
     case kSweep:  // the plan's range: 16-bit only
         if constexpr (sizeof(T) == 2)
             launch_sweep(in, out, gpu::aligned_workspace<float>(args.workspace), L, int(p.launch[0]), p.launch[1],
-                         rows_choice(p.launch[1], 4, false), ix, stream);
+                         finish_lanes(p.launch[1]), ix, stream);
         break;
     case kRowsSplit:
         launch_rows_split(in, out, gpu::aligned_workspace<float>(args.workspace), p.outer, L, int(p.launch[0]),
-                          p.launch[1], p.launch[2], int(p.launch[3]), rows_choice(p.launch[1], 4, false), ix, stream);
+                          p.launch[1], p.launch[2], int(p.launch[3]), finish_lanes(p.launch[1]), ix, stream);
         break;
     case kStrided: launch_strided(in, out, p.outer, L, p.in_axis_stride, ix, stream); break;
     case kRowsCluster:
@@ -340,7 +347,7 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         if constexpr (sizeof(T) == 2) {  // the plan's range: 16-bit only
             if (gpu::aligned_to(in, gpu::kVectorBytes)) {
                 launch_column_sweep(in, out, gpu::aligned_workspace<float>(args.workspace), L, p.inner,
-                                    int(p.launch[0]), P, rows_choice(P, 4, false), stream);
+                                    int(p.launch[0]), P, finish_lanes(P), stream);
                 break;
             }
         }

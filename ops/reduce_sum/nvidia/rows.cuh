@@ -205,39 +205,42 @@ void with_lanes(int g, F f) {
     }
 }
 
-// Row sums of `rows` rows of length L (L >= 1) as `rc` says.
+// Row sums of `rows` rows of length L (L >= 1), `lanes` lanes a row (a power of
+// two up to the warp width).
 template <typename Tin, typename Tout>
-void launch_rows(const Tin *in, Tout *out, int64_t rows, int64_t L, const RowsChoice &rc, const OuterIndex &ix,
-                 dev::stream_t stream) {
-    if (rc.group) {
-        with_lanes<dev::kWarpSize>(rc.lanes, [&](auto lanes) {
-            constexpr int G = decltype(lanes)::value;
-            const int64_t blocks = gpu::clamp64(gpu::ceil_div(rows, kGroupThreads / G), 1, gpu::kMaxGridBlocks);
-            gpu::launch_overlapped(&reduce_rows_group_kernel<Tin, Tout, G>, unsigned(blocks), kGroupThreads, 0, stream,
-                                   in, out, rows, L, ix);
-        });
-        return;
-    }
+void launch_row_groups(const Tin *in, Tout *out, int64_t rows, int64_t L, int lanes, const OuterIndex &ix,
+                       dev::stream_t stream) {
+    with_lanes<dev::kWarpSize>(lanes, [&](auto g) {
+        constexpr int G = decltype(g)::value;
+        const int64_t blocks = gpu::clamp64(gpu::ceil_div(rows, kGroupThreads / G), 1, gpu::kMaxGridBlocks);
+        gpu::launch_overlapped(&reduce_rows_group_kernel<Tin, Tout, G>, unsigned(blocks), kGroupThreads, 0, stream, in,
+                               out, rows, L, ix);
+    });
+}
+
+// Row sums of `rows` rows of length L (L >= 1), a block of `threads` a row,
+// `batch` (8, or 16 for 16-bit) vectors in flight a thread.
+template <typename Tin, typename Tout>
+void launch_row_blocks(const Tin *in, Tout *out, int64_t rows, int64_t L, int threads, int batch, const OuterIndex &ix,
+                       dev::stream_t stream) {
     const unsigned blocks = unsigned(gpu::clamp64(rows, 1, gpu::kMaxGridBlocks));
     if constexpr (sizeof(Tin) == 2) {
-        if (rc.batch == 16) {
-            gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 16>, blocks, unsigned(rc.threads), 0, stream,
-                                   in, out, rows, L, ix);
+        if (batch == 16) {
+            gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 16>, blocks, unsigned(threads), 0, stream, in,
+                                   out, rows, L, ix);
             return;
         }
     }
-    gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 8>, blocks, unsigned(rc.threads), 0, stream, in, out,
+    gpu::launch_overlapped(&reduce_rows_block_kernel<Tin, Tout, 8>, blocks, unsigned(threads), 0, stream, in, out,
                            rows, L, ix);
 }
 
-
 // Split rows: `chunks` blocks a row of chunk_len elements, `batch` (8 or 16)
 // vectors in flight a thread, each block's sum into partial[row * chunks +
-// chunk] (workspace); then `finish` sums each row's partials.
+// chunk] (workspace); then groups of finish_lanes lanes sum each row's partials.
 template <typename T>
 void launch_rows_split(const T *in, T *out, float *partial, int64_t rows, int64_t L, int threads, int64_t chunks,
-                       int64_t chunk_len, int batch, const RowsChoice &finish, const OuterIndex &ix,
-                       dev::stream_t stream) {
+                       int64_t chunk_len, int batch, int finish_lanes, const OuterIndex &ix, dev::stream_t stream) {
     const unsigned blocks = grid_of(rows * chunks);
     bool launched = false;
     if constexpr (sizeof(T) == 2) {
@@ -252,20 +255,20 @@ void launch_rows_split(const T *in, T *out, float *partial, int64_t rows, int64_
                                L, chunks, chunk_len, ix);
     OuterIndex fix = ix;  // partials of a row are dense, `chunks` apart
     fix.in_row_stride = chunks;
-    launch_rows<float, T>(partial, out, rows, chunks, finish, fix, stream);
+    launch_row_groups<float, T>(partial, out, rows, chunks, finish_lanes, fix, stream);
 }
 
 // The sweep over all L elements: P blocks of `threads`, kSweepBatch vectors a
-// thread a slab, P partial sums (workspace); then `finish` sums them.
+// thread a slab, P partial sums (workspace); then finish_lanes lanes sum them.
 constexpr int kSweepBatch = 4;
 template <typename T>
-void launch_sweep(const T *in, T *out, float *partial, int64_t L, int threads, int64_t P, const RowsChoice &finish,
+void launch_sweep(const T *in, T *out, float *partial, int64_t L, int threads, int64_t P, int finish_lanes,
                   const OuterIndex &ix, dev::stream_t stream) {
     gpu::launch_overlapped(&reduce_sweep_kernel<T, kSweepBatch>, unsigned(P), unsigned(threads), 0, stream, in, partial,
                            L);
     OuterIndex fix = ix;  // one row of P partials
     fix.in_row_stride = P;
-    launch_rows<float, T>(partial, out, 1, P, finish, fix, stream);
+    launch_row_groups<float, T>(partial, out, 1, P, finish_lanes, fix, stream);
 }
 
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
