@@ -227,9 +227,16 @@ __device__ __forceinline__ void syncwarp() { __syncwarp(); }
 // comes in two halves, for work between them that needs no other block:
 // cluster_arrive (releasing this thread's earlier memory accesses), then
 // cluster_wait (for every thread of the cluster to arrive).
+// cluster_arrive_relaxed orders no memory: for an arrival whose wait only
+// needs the others to have got this far (an mbarrier's init, fenced itself).
 __device__ __forceinline__ void cluster_arrive() {
 #if OPRT_DEVICE_HAS_CLUSTERS
     __cluster_barrier_arrive();
+#endif
+}
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+#if OPRT_DEVICE_HAS_CLUSTERS
+    asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 #endif
 }
 __device__ __forceinline__ void cluster_wait() {

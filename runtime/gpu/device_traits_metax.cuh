@@ -102,6 +102,7 @@ __device__ __forceinline__ void allow_next_grid() {}
 __device__ __forceinline__ unsigned cluster_rank() { return 0; }
 __device__ __forceinline__ unsigned cluster_size() { return 1; }
 __device__ __forceinline__ void cluster_arrive() {}
+__device__ __forceinline__ void cluster_arrive_relaxed() {}
 __device__ __forceinline__ void cluster_wait() { __syncthreads(); }
 __device__ __forceinline__ void cluster_sync() { __syncthreads(); }
 template <typename V>

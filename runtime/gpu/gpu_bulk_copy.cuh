@@ -72,14 +72,6 @@ __device__ __forceinline__ void wait(uint64_t *bar, unsigned parity) {
 #endif
 }
 
-// The cluster barrier's arrival without ordering memory (after init: the
-// fence in init orders the barrier's initialization).
-__device__ __forceinline__ void cluster_arrive_relaxed() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
-#endif
-}
-
 // Stores (a, b) at `dst` in the shared memory of block `rank` of the cluster
 // (the address dst has in this block), completing 8 bytes on that block's
 // barrier `bar` (likewise this block's address of it).

@@ -74,7 +74,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
     __shared__ uint64_t pairs_in;  // counts the bytes of pairs that arrived
     const unsigned C = dev::cluster_size();
     if (threadIdx.x == 0) gpu::bulk::init(&pairs_in);
-    gpu::bulk::cluster_arrive_relaxed();  // waited for before the push: every block's barrier is initialized
+    dev::cluster_arrive_relaxed();  // waited for before the push: every block's barrier is initialized
     const int64_t start = int64_t(dev::cluster_rank()) * slice;
     const int n = int(L - start < slice ? L - start : slice);  // elements of this block's slice
     int64_t io, oo;
