@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(R == 4 ? 1024 : 512, R == 4 ? 0 : 1)
 reduce_inner_tile_kernel(const Tin *__restrict__ in, Tout *__restrict__ out,
                          float *__restrict__ partial, InnerParams p) {
     static_assert(R == 4 || ((R == 8 || R == 16) && V > 1), "4 rows, or 8 or 16 rows of vectors, in flight");
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     extern __shared__ float tile_sums[];  // blockDim.x * V floats, laid out [ty][tx][V]
     const int tx = int(threadIdx.x) % p.bx;
     const int ty = int(threadIdx.x) / p.bx;
@@ -202,7 +202,7 @@ reduce_inner_flight_warp_kernel(const T *__restrict__ in, T *__restrict__ out, i
     static_assert(G >= 1 && G <= kWarp && kWarp % G == 0 && (R == 8 || R == 16), "G rows of a warp, R in flight");
     constexpr int V = gpu::vector_width<T>();
     constexpr int X = kWarp / G;
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     const int lane = int(threadIdx.x) % kWarp;
     const int tx = lane % X, ty = lane / X;
     const int64_t w = int64_t(blockIdx.x) * (blockDim.x / kWarp) + threadIdx.x / kWarp;
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(512, 1)
 reduce_inner_column_sweep_kernel(const T *__restrict__ in, float *__restrict__ partial, int64_t L, int inner) {
     constexpr int kWarp = dev::kWarpSize;
     constexpr int V = gpu::vector_width<T>();
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     extern __shared__ float column_sums[];  // [row][inner]
     const int64_t Tn = blockDim.x, P = gridDim.x;
     const int cv = inner / V;

@@ -96,7 +96,7 @@ __device__ __forceinline__ float span_sum(const T *__restrict__ p, int64_t n, in
 // Trivial: one thread per output; `in` is never read (it may be NULL).
 template <typename T>
 __global__ void reduce_zero_kernel(T *out, int64_t outer, int64_t inner, OuterIndex ix) {
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     for (int64_t t = gpu::global_thread_index(); t < outer * inner; t += gpu::grid_threads()) {
         const int64_t o = t / inner;
         int64_t io, oo;
@@ -114,7 +114,7 @@ template <typename T>
 __global__ void __launch_bounds__(256)
 reduce_strided_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t outer, int64_t L, int64_t S,
                       OuterIndex ix) {
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     for (int64_t o = gpu::global_thread_index(); o < outer; o += gpu::grid_threads()) {
         int64_t io, oo;
         ix.offsets(o, &io, &oo);

@@ -19,7 +19,7 @@ template <typename Tin, typename Tout, int G>
 __global__ void __launch_bounds__(256)
 reduce_rows_group_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     const int lane = int(threadIdx.x) % G;
     const int64_t groups_per_block = blockDim.x / G;
     // `base` is the same for the whole block, so every lane of a warp runs the
@@ -88,7 +88,7 @@ __device__ __forceinline__ void sweep_vectors(const T *__restrict__ x, int64_t n
 template <typename Tin, int B>
 __global__ void __launch_bounds__(512, 1)
 reduce_sweep_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t n) {
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     constexpr int W = gpu::vector_width<Tin>();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     const int64_t T = blockDim.x, P = gridDim.x;
@@ -113,7 +113,7 @@ template <typename Tin, typename Tout, int kBatch = 8>
 __global__ void __launch_bounds__(max_threads_for_batch(kBatch))
 reduce_rows_block_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                          OuterIndex ix) {
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
         int64_t io, oo;
@@ -132,7 +132,7 @@ template <typename Tin, int kBatch = 8>
 __global__ void __launch_bounds__(max_threads_for_batch(kBatch))
 reduce_rows_split_kernel(const Tin *__restrict__ in, float *__restrict__ partial, int64_t rows, int64_t L,
                          int64_t chunks, int64_t chunk_len, OuterIndex ix) {
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
         const int64_t row = b / chunks;
@@ -154,7 +154,7 @@ template <typename Tin, typename Tout, int kBatch = 8>
 __global__ void __launch_bounds__(max_threads_for_batch(kBatch))
 reduce_rows_cluster_kernel(const Tin *__restrict__ in, Tout *__restrict__ out, int64_t rows, int64_t L,
                            int64_t chunk_len, OuterIndex ix) {
-    gpu::enter_overlapped_kernel();
+    gpu::enter_overlapped_kernel_wait_first();
     __shared__ gpu::BlockReduceScratch<float> scratch;
     __shared__ float slot[2];  // this block's partial, by row parity
     const unsigned C = dev::cluster_size();
