@@ -232,15 +232,16 @@ __device__ __forceinline__ void enter_overlapped_kernel() {
 
 // The same two steps the other way round: the next kernel may launch only
 // once this one has waited for the previous one, so at most one kernel waits
-// behind the running one. In a long run of launches of grids of a few blocks
-// a SM, the early form lets many waiting grids pile up on the SMs, and each
-// call takes longer (docs/performance.md, "Long chains of overlapped
-// launches"). reduce_sum's kernels take this form: in the benchmark's chains
-// of up to 4096 calls it made 24 of 52 small and medium cases faster by more
-// than 2% and 7 slower (H100, 2026-12-06: sums of 4096 elements 1.77 ->
-// 1.62 us, (1024, 1024) dim=1 bf16 hot 2.26 -> 1.73, dim=0 f32 hot 3.49 ->
-// 2.84; (1024, 1024) over all elements f32 4.30 -> 4.55), while the softmax
-// and elementwise kernels measured slower in it overall.
+// behind the running one, where the early form lets launched kernels queue
+// up behind it, each waiting on the one before. In long runs of launches of
+// small grids the early form made some calls up to twice as slow
+// (docs/performance.md, "Long chains of overlapped launches"). reduce_sum's
+// kernels take this form: in the benchmark's chains of up to 4096 calls it
+// made 24 of 52 small and medium cases faster by more than 2% and 7 slower
+// (H100, 2026-12-06: sums of 4096 elements 1.77 -> 1.62 us, (1024, 1024)
+// dim=1 bf16 hot 2.26 -> 1.73, dim=0 f32 hot 3.49 -> 2.84; (1024, 1024) over
+// all elements f32 4.30 -> 4.55), while the softmax and elementwise kernels
+// measured slower in it overall.
 __device__ __forceinline__ void enter_overlapped_kernel_wait_first() {
     dev::wait_prior_grid();
     dev::allow_next_grid();
