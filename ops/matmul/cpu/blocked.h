@@ -25,9 +25,8 @@ namespace oprt::matmul::cpu {
 constexpr int64_t kMR = 6;    // rows of C per micro-kernel
 constexpr int64_t kNR = 32;   // columns: two AVX-512 vectors (AVX2: two calls of 16, two vectors each)
 // Rows of a tile (a multiple of kMR): each B panel brought into L1 serves kMC / kMR
-// micro-kernel calls. 192 rather than 96: one thread of a Xeon with AVX-512, 1024^3 0.90x ->
-// 0.92-0.94x OpenBLAS, two threads 0.91x -> 0.96x, 512^3 0.91x -> 1.02x (2026-12-06; 144-288
-// measured alike on one thread).
+// micro-kernel calls. 192 rather than 96: 1024^3 on two threads of a Xeon with AVX-512 0.84x
+// -> 0.91x OpenBLAS, on one 0.91x -> 0.92x (2026-12-06; docs/kernels/matmul.md, "Measured").
 constexpr int64_t kMC = 192;
 constexpr int64_t kNC = 128;  // columns of a tile (a multiple of kNR)
 constexpr int64_t kKC = 256;  // K slice: a B panel (kKC x kNR) stays in L1 while the tile's rows pass
