@@ -97,3 +97,60 @@ def test_allowed_shared_memory_and_clusters_and_a_declined_step_pass():
     extra = "setattr k 8 98304\nsetattr k 14 1\n  variant online: declined: OPRT_ERR_NOT_SUPPORTED"
     launch = "launch k grid=16,1,1 block=256,1,1 smem=65536 stream=(nil) cluster=16,1,1 args={a}|{b}|{c}"
     assert problems(launch=launch, extra=extra)[0] == []
+
+
+PTX = """
+.visible .entry waits_first(
+\t.param .u64 waits_first_param_0
+)
+{
+\tld.param.u64 \t%rd1, [waits_first_param_0];
+\tgriddepcontrol.launch_dependents;
+\tgriddepcontrol.wait;
+\t@%p1 ld.global.nc.v4.f32 \t{%f1, %f2, %f3, %f4}, [%rd1];
+\tst.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%r1], {%f1, %f2}, [%r2];
+}
+.visible .entry reads_first(
+\t.param .u64 reads_first_param_0
+)
+{
+\tld.shared.f32 \t%f1, [%r1];
+\t@!%p2 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 64, [%r2];
+\tgriddepcontrol.wait;
+}
+.entry never_waits(
+\t.param .u64 never_waits_param_0
+)
+{
+\tst.shared.f32 \t[%r1], %f1;  // ld.global in a comment is not an access
+\tret;
+}
+"""
+
+
+def test_wait_order_reads_the_ptx():
+    waits = check_launches.wait_order(PTX)
+    assert set(waits) == {"waits_first", "reads_first", "never_waits"}
+    wait, access, text = waits["waits_first"]
+    assert wait is not None and access > wait and text.startswith("@%p1 ld.global.nc")
+    wait, access, text = waits["reads_first"]
+    assert access < wait and "cp.async.bulk" in text
+    assert waits["never_waits"] == (None, None, "")
+
+
+@pytest.mark.parametrize("waits, expected", [
+    ({"k": (3, 5, "ld.global.f32 %f1, [%rd1];")}, None),
+    ({"k": (3, None, "")}, None),
+    ({}, None),  # a kernel without PTX (sm_90a only) is not judged
+    ({"k": (5, 3, "ld.global.f32 %f1, [%rd1];")}, "accesses global memory (ld.global.f32"),
+    ({"k": (None, 3, "ld.global.f32 %f1, [%rd1];")}, "never waits"),
+])
+def test_an_overlapped_launch_must_wait_before_it_touches_memory(waits, expected):
+    kw = dict(launch="launch k grid=4,1,1 block=256,1,1 smem=0 stream=(nil) overlapped=1 args={a}|{b}|{c}")
+    found = check_launches.check(log(BASE, **kw), log(MOVED, **kw), KERNELS, "h200", waits)[0]
+    if expected is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and expected in found[0], found
+    plain = check_launches.check(log(BASE), log(MOVED), KERNELS, "h200", waits)[0]  # a plain launch: no rule
+    assert plain == []

@@ -21,6 +21,11 @@ refuse it or as it could fault:
   moves with them is a pointer;
 - no execute fails where the descriptor was created, and a ladder step
   declines a case only as not supported;
+- a kernel launched overlapped with the kernel before it (programmatic
+  dependent launch) waits for that kernel (griddepcontrol.wait, from
+  gpu::enter_overlapped_kernel) before its first global-memory access, read
+  in the PTX the library carries: one that reads or writes first could see
+  the previous kernel's output half written;
 - every kernel in the library is launched by some case on some GPU: a kernel
   no case reaches is compiled for nothing (or reached only by a device or
   shape no case covers: then a case is missing).
@@ -96,6 +101,45 @@ def kernel_table(cuobjdump, library):
     return kernels
 
 
+# PTX instructions that may read or write global memory: loads, stores, atomics, reductions and
+# prefetches outside the parameter, shared, local and constant spaces (a generic address may be
+# global), and the asynchronous copies from or to global memory.
+_NOT_GLOBAL = (".param", ".shared", ".local", ".const")
+
+
+def _global_access(op):
+    if op.startswith(("cp.async", "cp.reduce.async")):  # not their commits, waits and arrivals
+        return ".global" in op or ".tensor" in op
+    if op.startswith(("st.async", "red.async")):  # to another block's shared memory
+        return False
+    base = op.split(".", 1)[0]
+    return base in ("ld", "st", "atom", "red", "prefetch", "prefetchu") and not any(s in op for s in _NOT_GLOBAL)
+
+
+def wait_order(ptx):
+    """name -> (line of the kernel's first griddepcontrol.wait or None, line of its first
+    global-memory access or None, that access), over the .entry functions of PTX text."""
+    entries, name = {}, None
+    for number, line in enumerate(ptx.splitlines()):
+        m = re.match(r"\s*\.(?:visible\s+)?\.?entry\s+(\S+?)\s*\(", line)
+        if m:
+            name = m.group(1)
+            entries[name] = [None, None, ""]
+            continue
+        if name is None:
+            continue
+        text = line.split("//", 1)[0].strip()
+        if not text or text.startswith((".", "{", "}", "$")):
+            continue
+        op = re.sub(r"^@!?%\w+\s+", "", text).split(None, 1)[0].rstrip(";")
+        entry = entries[name]
+        if op == "griddepcontrol.wait" and entry[0] is None:
+            entry[0] = number
+        elif entry[1] is None and _global_access(op):
+            entry[1], entry[2] = number, text
+    return {n: tuple(e) for n, e in entries.items()}
+
+
 def blocks_per_sm(kernel, threads, smem, gpu):
     regs, static, bound, _ = kernel
     if threads <= 0 or threads > bound:
@@ -121,9 +165,10 @@ def pointer_words(args, moved_args):
                 yield value
 
 
-def check(log, moved_log, kernels, gpu):
+def check(log, moved_log, kernels, gpu, waits=None):
     """(problems, cases, launches, kernel names launched) of a run's log and of the run with
-    the buffers moved."""
+    the buffers moved; `waits` (wait_order of the library's PTX), where given, judges the
+    overlapped launches."""
     sms, cc_major, block_limit, _ = GPUS[gpu]
     problems, launched = [], set()
     cases = launches = 0
@@ -197,6 +242,14 @@ def check(log, moved_log, kernels, gpu):
             problem(f"{name}: grid {grid[0]} not a multiple of cluster {cluster.group(1)}")
         if cluster and int(cluster.group(1)) > (16 if name in large_clusters else 8):
             problem(f"{name}: clusters of {cluster.group(1)} blocks (above 8 the kernel must allow it; 16 at most)")
+        if waits is not None and "overlapped=1" in attrs and name in waits:  # (a kernel without PTX: not judged)
+            wait, access, text = waits[name]
+            if wait is None:
+                problem(f"{name}: launched overlapped but never waits for the previous kernel "
+                        "(gpu::enter_overlapped_kernel first)")
+            elif access is not None and access < wait:
+                problem(f"{name}: launched overlapped but accesses global memory ({text}) before it waits "
+                        "for the previous kernel (gpu::enter_overlapped_kernel first)")
         if "cooperative=1" in attrs and grid[0] * grid[1] * grid[2] > blocks_per_sm(kernel, threads, smem, gpu) * sms:
             problem(f"{name}: cooperative grid {grid} larger than the GPU holds")
         moved = LAUNCH.match(moved_line)
@@ -217,6 +270,8 @@ def main():
     cases_bin = build / "tests/cpp/nvidia/camp_launch_cases"
     library = build / "tests/cpp/nvidia/libcamp_ops_standin.so"
     kernels = kernel_table(a.cuobjdump, str(library))
+    ptx = subprocess.run([a.cuobjdump, "-ptx", str(library)], capture_output=True, text=True, check=True)
+    waits = wait_order(ptx.stdout)
     failed = False
     launched_anywhere = set()
     with tempfile.TemporaryDirectory() as tmp:
@@ -231,7 +286,7 @@ def main():
             if a.log:
                 Path(a.log).mkdir(parents=True, exist_ok=True)
                 (Path(a.log) / f"launches-{gpu}.log").write_text(runs[0].stderr)
-            problems, cases, launches, launched = check(runs[0].stderr, runs[1].stderr, kernels, gpu)
+            problems, cases, launches, launched = check(runs[0].stderr, runs[1].stderr, kernels, gpu, waits)
             for run in runs:
                 if run.returncode != 0 or not run.stderr.rstrip().endswith("END"):
                     problems.append(f"camp_launch_cases exited with {run.returncode} before its end")
@@ -241,8 +296,11 @@ def main():
                 print(f"  {p}")
             if len(problems) > 20:
                 print(f"  ... and {len(problems) - 20} more")
+            overlapped = {m.group(1) for m in map(LAUNCH.match, runs[0].stderr.splitlines())
+                          if m and "overlapped=1" in m.group(9)}
             print(f"launch check ({gpu}): {cases} cases, {launches} launches, {len(launched)} of "
-                  f"{len(kernels)} kernels launched, {len(problems)} problems")
+                  f"{len(kernels)} kernels launched ({len(overlapped)} overlapped, "
+                  f"{len(overlapped & set(waits))} of them judged from their PTX), {len(problems)} problems")
             failed |= bool(problems)
             launched_anywhere |= set(launched)
     if a.gpu:  # some stand-ins only: another may launch what these did not
