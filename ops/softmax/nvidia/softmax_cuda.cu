@@ -23,6 +23,7 @@
 // dense-row kernels.
 #include <cstdint>
 #include <iterator>
+#include <type_traits>
 
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/ladder.cuh"
@@ -377,25 +378,26 @@ constexpr int64_t cluster_block_elements(const ClusterRows &c) {
 // (rows to 262144) took 1.01x at 256x262144 and 1.10x at 300x200000, so f32
 // rows past 131072 columns stay on the ring.
 
-// Entry I of kClusterRows: its kernel, for the element type T of its size.
-template <size_t I, typename T>
-const void *cluster_rows_kernel() {
-    constexpr ClusterRows c = kClusterRows[I];
-    return reinterpret_cast<const void *>(&softmax_rows_cluster_kernel<T, c.threads, c.vecs, c.min_blocks>);
-}
-template <size_t I>
-const void *cluster_rows_kernel(oprt_dtype_t dtype) {
-    if constexpr (kClusterRows[I].esize == 4)
-        return cluster_rows_kernel<I, float>();
-    else
-        return dtype == OPRT_DTYPE_F16 ? cluster_rows_kernel<I, dev::half_t>() : cluster_rows_kernel<I, dev::bf16_t>();
-}
-template <size_t I = 0>
-const void *cluster_rows_kernel_at(size_t entry, oprt_dtype_t dtype) {
+// f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
+// kClusterRows, where that entry is of T's size (otherwise nothing).
+template <typename T, size_t I = 0, typename F>
+oprt_status_t with_cluster_rows_entry(size_t entry, const F &f) {
     if constexpr (I < kClusterRowsCount) {
-        return entry == I ? cluster_rows_kernel<I>(dtype) : cluster_rows_kernel_at<I + 1>(entry, dtype);
+        if constexpr (kClusterRows[I].esize == int64_t(sizeof(T)))
+            if (entry == I) return f(std::integral_constant<size_t, I>{});
+        return with_cluster_rows_entry<T, I + 1>(entry, f);
     }
-    return nullptr;
+    return OPRT_SUCCESS;
+}
+
+// Whether clusters of C blocks of entry `entry`'s kernel for T run on this device.
+template <typename T>
+oprt_status_t cluster_rows_fit(size_t entry, int64_t C, bool *fits) {
+    return with_cluster_rows_entry<T>(entry, [&](auto i) {
+        constexpr ClusterRows c = kClusterRows[decltype(i)::value];
+        auto *kernel = &softmax_rows_cluster_kernel<T, c.threads, c.vecs, c.min_blocks>;
+        return gpu::cluster_fits(kPlanOp, reinterpret_cast<const void *>(kernel), C, c.threads, fits);
+    });
 }
 #endif
 
@@ -419,7 +421,11 @@ oprt_status_t plan_cluster_rows(AxisPlan &p) {
     oprt_status_t s = gpu::current_device(kPlanOp, &info);
     if (s != OPRT_SUCCESS || p.outer * C < info.sm_count) return s;
     bool fits = false;
-    s = gpu::cluster_fits(kPlanOp, cluster_rows_kernel_at(entry, p.dtype), C, shape.threads, &fits);
+    switch (p.dtype) {
+    case OPRT_DTYPE_F32: s = cluster_rows_fit<float>(entry, C, &fits); break;
+    case OPRT_DTYPE_F16: s = cluster_rows_fit<dev::half_t>(entry, C, &fits); break;
+    default: s = cluster_rows_fit<dev::bf16_t>(entry, C, &fits); break;
+    }
     if (s != OPRT_SUCCESS || !fits) return s;
     p.kernel = kRowsCluster;
     p.kernel_name = "rows_cluster";
@@ -558,22 +564,6 @@ oprt_status_t launch_bulk(const AxisPlan &p, const ExecArgs &args, const T *in, 
     return run_typed<T>(dense, args, stream);
 }
 
-#if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
-// Launches entry `entry` of kClusterRows for T (entries of another size: none).
-template <typename T, size_t I = 0>
-oprt_status_t launch_cluster_rows_entry(size_t entry, const T *in, T *out, int64_t rows, int64_t L, int C,
-                                        const gpu::OuterIndex &ix, dev::stream_t stream) {
-    if constexpr (I < kClusterRowsCount) {
-        constexpr ClusterRows c = kClusterRows[I];
-        if constexpr (c.esize == int64_t(sizeof(T)))
-            if (entry == I)
-                return launch_cluster_rows<T, c.threads, c.vecs, c.min_blocks>(in, out, rows, L, C, ix, stream);
-        return launch_cluster_rows_entry<T, I + 1>(entry, in, out, rows, L, C, ix, stream);
-    }
-    return OPRT_SUCCESS;
-}
-#endif
-
 // rows_cluster where the rows start on 16-byte boundaries in and out;
 // otherwise the plan without clusters (the bulk ring, whose workspace the
 // caller gives).
@@ -582,8 +572,11 @@ oprt_status_t launch_cluster(const AxisPlan &p, const ExecArgs &args, const T *i
                              dev::stream_t stream) {
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
     if (rows_aligned(ix, in, out, int64_t(sizeof(T)), gpu::kVectorBytes))
-        return launch_cluster_rows_entry(size_t(p.launch[1]), in, out, p.outer, p.axis_len, int(p.launch[0]), ix,
-                                         stream);
+        return with_cluster_rows_entry<T>(size_t(p.launch[1]), [&](auto i) {
+            constexpr ClusterRows c = kClusterRows[decltype(i)::value];
+            return launch_cluster_rows<T, c.threads, c.vecs, c.min_blocks>(in, out, p.outer, p.axis_len,
+                                                                          int(p.launch[0]), ix, stream);
+        });
 #else
     (void)in, (void)out, (void)ix;
 #endif
