@@ -74,8 +74,8 @@ enum Kernel : int32_t {
 // only; the unbounded ones take every other row, in the plan and in the
 // ladder's on_chip and bulk_async steps. threads: a row's (4-32, or whole
 // warps up to 1024; powers of two); vecs: 16-byte vectors a thread (at most
-// 72 values); min_blocks and stages: the kernel's kMinBlocks and kStages
-// (stages 2: rows_registers_persistent).
+// 72 values); min_blocks and feed: the kernel's kMinBlocks and kFeed
+// (the persistent feeds: rows_registers_persistent).
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
     int64_t min_cols;
@@ -84,7 +84,7 @@ struct RegisterRows {
     int threads;
     int vecs;
     int min_blocks = 0;
-    int stages = 0;
+    Feed feed = Feed::kLoads;
 };
 constexpr RegisterRows kRegisterRows[] = {
     // f32, measured (H200, 2026-12-02).
@@ -94,6 +94,10 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 1024, 1280, 8, 256, 2},
     {4, 1280, 1536, 31, 128, 4},
     {4, 1536, 2304, 8, 256, 4},
+    // A warp a row, 72 values a lane, the next row in registers: rows of whole
+    // vectors (2032x2304: 9.84 -> 8.90 us in the L2, 14.03 -> 13.54 from memory;
+    // H100, 2026-12-06); the entry below takes the others.
+    {4, 1536, 2304, 16, 32, 18, 0, Feed::kPersistent},
     {4, 1536, 2304, 16, 128, 8},
     {4, 2304, 4096, 8, 256, 4},
     {4, 2304, 4096, 63, 512, 2},
@@ -116,9 +120,9 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 512, 1024, 8, 128, 1},
     {2, 1024, 1280, 8, 256, 1},
     {2, 1280, 1536, 8, 128, 2},
-    {2, 1280, 1536, 31, 32, 6, 0, 1},  // a warp a row, 48 values a lane, staged (4080x1536)
+    {2, 1280, 1536, 31, 32, 6, 0, Feed::kStaged},  // a warp a row, 48 values a lane (4080x1536)
     {2, 1536, 2304, 8, 256, 2, 8},  // 8 blocks an SM (1008x2304 bf16 from memory 4.88 -> 4.12 us)
-    {2, 1536, 2304, 16, 32, 9, 0, 2},  // persistent, a warp a row, 72 values a lane (2032x2304)
+    {2, 1536, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
     {2, 2304, 4096, 63, 256, 2},
     // f16 / bf16, every other row; 33-64: two vectors a thread (32768 x 64
     // bf16 with the rows in the L2: 2.55 against 2.88 us; H200, 2026-12-04);
@@ -132,7 +136,7 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 64, 128, 0, 16, 1},
     {2, 128, 256, 0, 16, 2},
     {2, 256, 512, 0, 32, 2},
-    {2, 512, 1024, 0, 32, 4, 8, 1},
+    {2, 512, 1024, 0, 32, 4, 8, Feed::kStaged},
     {2, 1024, 2048, 0, 128, 2},
     {2, 2048, 2304, 0, 32, 9},
     {2, 2304, 3072, 0, 128, 4},
@@ -195,10 +199,14 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool reg
     for (size_t i = 0; i < kRegisterRowsCount; ++i) {
         const RegisterRows &e = kRegisterRows[i];
         const bool measured = e.max_rows_per_sm != 0;
+        // The register-pair feed holds two rows' values a thread: in its general
+        // form, rows off whole vectors, it lost to the next entry (f32 2032x2303:
+        // 11.55 against 10.22 us in the L2; H100, 2026-12-06).
+        if (e.feed == Feed::kPersistent && L % (gpu::kVectorBytes / esize) != 0) continue;
         if (e.esize == esize && L > e.min_cols && L <= e.max_cols &&
             (!measured || (register_rows && p.outer <= e.max_rows_per_sm * info.sm_count))) {
             p.kernel = kRowsRegisters;
-            p.kernel_name = e.stages >= 2 ? "rows_registers_persistent" : "rows_registers";
+            p.kernel_name = is_persistent(e.feed) ? "rows_registers_persistent" : "rows_registers";
             p.launch[0] = int64_t(i);  // its threads and vectors are compiled into its launch
             return OPRT_SUCCESS;
         }
@@ -499,9 +507,9 @@ oprt_status_t launch_register_rows_entry(size_t entry, const T *in, T *out, int6
             static_assert(e.vecs * gpu::vector_width<T>() <= 72, "at most 72 values a thread");
             if (entry == I) {
                 int64_t max_blocks = gpu::kMaxGridBlocks;
-                if constexpr (e.stages >= 2) {  // the persistent form: the blocks resident at once
+                if constexpr (is_persistent(e.feed)) {  // the blocks resident at once
                     auto *kernel =
-                        register_rows_kernel<T, e.threads, e.vecs, e.min_blocks, e.stages>(rows, L, aligned, ix);
+                        register_rows_kernel<T, e.threads, e.vecs, e.min_blocks, e.feed>(rows, L, aligned, ix);
                     gpu::DeviceInfo info;
                     oprt_status_t s = gpu::current_device(kExecuteOp, &info);
                     if (s == OPRT_SUCCESS)
@@ -509,8 +517,8 @@ oprt_status_t launch_register_rows_entry(size_t entry, const T *in, T *out, int6
                                             register_rows_block<e.threads>(), 0, info, &max_blocks);
                     if (s != OPRT_SUCCESS) return s;
                 }
-                launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.stages>(in, out, rows, L, aligned, ix,
-                                                                                  stream, max_blocks);
+                launch_register_rows<T, e.threads, e.vecs, e.min_blocks, e.feed>(in, out, rows, L, aligned, ix,
+                                                                                stream, max_blocks);
                 return OPRT_SUCCESS;
             }
         }

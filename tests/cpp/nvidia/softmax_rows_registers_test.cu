@@ -30,16 +30,25 @@ protected:
     void SetUp() override { NVT_SKIP_WITHOUT_CUDA(); }
 };
 
+std::string feed_name(sk::Feed f) {
+    switch (f) {
+    case sk::Feed::kLoads: return "loads";
+    case sk::Feed::kStaged: return "staged";
+    case sk::Feed::kPersistent: return "persistent";
+    default: return "persistent ring";
+    }
+}
+
 // Softmax over the last axis of in_s by the kernel at <kThreads, kVecs,
-// kMinBlocks, kStages> (the persistent form on at most max_blocks blocks),
+// kMinBlocks, kFeed> (the persistent feeds on at most max_blocks blocks),
 // against float64.
-template <typename T, int kThreads, int kVecs, int kMinBlocks, int kStages>
+template <typename T, int kThreads, int kVecs, int kMinBlocks, sk::Feed kFeed>
 void check_rows(oprt_dtype_t dt, int64_t max_blocks, const Spec &in_s, bool specials = false,
                 std::vector<int64_t> out_strides = {}, int64_t out_offset = 0) {
     const int nd = int(in_s.shape.size());
     const std::string what = std::string("rows_registers<") + dtype_name(dt) + ", " + std::to_string(kThreads) +
                              ", " + std::to_string(kVecs) + ", " + std::to_string(kMinBlocks) + ", " +
-                             std::to_string(kStages) + "> on " + std::to_string(max_blocks) + " blocks at most, in" +
+                             feed_name(kFeed) + "> on " + std::to_string(max_blocks) + " blocks at most, in" +
                              shape_str(in_s.shape) +
                              (in_s.strides.empty() ? "" : " strided") +
                              (in_s.offset ? " offset " + std::to_string(in_s.offset) : "") +
@@ -66,7 +75,7 @@ void check_rows(oprt_dtype_t dt, int64_t max_blocks, const Spec &in_s, bool spec
         aligned = aligned && (in.strides[size_t(d)] * int64_t(sizeof(T))) % 16 == 0 &&
                   (out.strides[size_t(d)] * int64_t(sizeof(T))) % 16 == 0;
     }
-    sk::launch_register_rows<T, kThreads, kVecs, kMinBlocks, kStages>(
+    sk::launch_register_rows<T, kThreads, kVecs, kMinBlocks, kFeed>(
         static_cast<const T *>(in.data()), static_cast<T *>(out.data()), rows, L, aligned, ix, nullptr, max_blocks);
     NVT_CUDA_OK(cudaGetLastError());
     download(out);
@@ -94,13 +103,13 @@ void check_rows(oprt_dtype_t dt, int64_t max_blocks, const Spec &in_s, bool spec
 }
 
 // The layouts and lengths one launch shape must take, rows of up to its capacity C.
-template <typename T, int kThreads, int kVecs, int kMinBlocks, int kStages>
+template <typename T, int kThreads, int kVecs, int kMinBlocks, sk::Feed kFeed>
 void check_shape(oprt_dtype_t dt, int64_t max_blocks = oprt::gpu::kMaxGridBlocks) {
     const int64_t C = sk::register_rows_capacity<T>(kThreads, kVecs);
     const int64_t P = oprt::gpu::vector_width<T>();
     const auto check = [&](const Spec &in_s, bool specials = false, std::vector<int64_t> out_strides = {},
                            int64_t out_offset = 0) {
-        check_rows<T, kThreads, kVecs, kMinBlocks, kStages>(dt, max_blocks, in_s, specials, out_strides, out_offset);
+        check_rows<T, kThreads, kVecs, kMinBlocks, kFeed>(dt, max_blocks, in_s, specials, out_strides, out_offset);
     };
     // The common form: the full group, half of it, one vector, few and many rows
     // (a last block with groups past the last row).
@@ -120,12 +129,12 @@ void check_shape(oprt_dtype_t dt, int64_t max_blocks = oprt::gpu::kMaxGridBlocks
     check({{40, C - 2}, {C + 8, 1}}, /*specials=*/true);
 }
 
-template <int kThreads, int kVecs, int kMinBlocks = 0, int kStages = 0>
+template <int kThreads, int kVecs, int kMinBlocks = 0, sk::Feed kFeed = sk::Feed::kLoads>
 void check_all_dtypes(int64_t max_blocks = oprt::gpu::kMaxGridBlocks) {
-    check_shape<float, kThreads, kVecs, kMinBlocks, kStages>(OPRT_DTYPE_F32, max_blocks);
+    check_shape<float, kThreads, kVecs, kMinBlocks, kFeed>(OPRT_DTYPE_F32, max_blocks);
     if constexpr (kVecs <= 9) {  // at most 72 values a thread
-        check_shape<__half, kThreads, kVecs, kMinBlocks, kStages>(OPRT_DTYPE_F16, max_blocks);
-        check_shape<__nv_bfloat16, kThreads, kVecs, kMinBlocks, kStages>(OPRT_DTYPE_BF16, max_blocks);
+        check_shape<__half, kThreads, kVecs, kMinBlocks, kFeed>(OPRT_DTYPE_F16, max_blocks);
+        check_shape<__nv_bfloat16, kThreads, kVecs, kMinBlocks, kFeed>(OPRT_DTYPE_BF16, max_blocks);
     }
 }
 
@@ -145,29 +154,34 @@ TEST_F(NvidiaSoftmaxRowsRegisters, GroupsWithinAWarp) {
 }
 
 // A blocks-per-SM bound and loads staged through shared memory (16-bit rows
-// of 513-1024 take <32, 4, 8, 1>, of 1281-1536 <32, 6, 0, 1>); the bench's
-// other such shapes.
+// of 513-1024 take <32, 4, 8, staged>, of 1281-1536 <32, 6, 0, staged>); the
+// bench's other such shapes.
 TEST_F(NvidiaSoftmaxRowsRegisters, BoundAndStaged) {
-    check_all_dtypes<32, 4, 8, 1>();
-    check_all_dtypes<32, 4, 8, 0>();
-    check_all_dtypes<32, 4, 0, 1>();
-    check_all_dtypes<32, 6, 0, 1>();
-    check_all_dtypes<32, 8, 8, 1>();
-    check_all_dtypes<64, 2, 16, 1>();  // a block a row: the staging slots of whole warps
-    check_all_dtypes<4, 1, 0, 1>();    // groups smaller than a vector's 16-bit head
+    constexpr sk::Feed kStaged = sk::Feed::kStaged;
+    check_all_dtypes<32, 4, 8, kStaged>();
+    check_all_dtypes<32, 4, 8>();
+    check_all_dtypes<32, 4, 0, kStaged>();
+    check_all_dtypes<32, 6, 0, kStaged>();
+    check_all_dtypes<32, 8, 8, kStaged>();
+    check_all_dtypes<64, 2, 16, kStaged>();  // a block a row: the staging slots of whole warps
+    check_all_dtypes<4, 1, 0, kStaged>();    // groups smaller than a vector's 16-bit head
 }
 
-// The persistent form (the plan's 16-bit rows of 1537-2304 take <32, 9, 0, 2>;
-// <256, 2, 0, 2> is a group of whole warps): one block (every group loops over all its rows),
+// The persistent feeds (the plan's 16-bit rows of 1537-2304 take <32, 9, 0,
+// ring>, its f32 ones <32, 18, 0, persistent>; <256, 2> and <256, 4> are
+// groups of whole warps): one block (every group loops over all its rows),
 // three and seven blocks (rows not a multiple of the grid's, the last round
-// partly past the last row), and a grid of one round; a ring of three stages.
+// partly past the last row), and a grid of one round.
 TEST_F(NvidiaSoftmaxRowsRegisters, Persistent) {
+    constexpr sk::Feed kRing = sk::Feed::kPersistentRing, kPersistent = sk::Feed::kPersistent;
     for (int64_t max_blocks : {int64_t(1), int64_t(3), int64_t(7), oprt::gpu::kMaxGridBlocks}) {
-        check_all_dtypes<32, 9, 0, 2>(max_blocks);
-        check_all_dtypes<256, 2, 0, 2>(max_blocks);
+        check_all_dtypes<32, 9, 0, kRing>(max_blocks);
+        check_all_dtypes<256, 2, 0, kRing>(max_blocks);
+        check_all_dtypes<32, 18, 0, kPersistent>(max_blocks);
+        check_all_dtypes<256, 4, 0, kPersistent>(max_blocks);
     }
-    check_all_dtypes<8, 2, 0, 2>(5);    // groups within a warp, several rows a block
-    check_all_dtypes<128, 4, 0, 3>(3);  // three stages
+    check_all_dtypes<8, 2, 0, kRing>(5);  // groups within a warp, several rows a block
+    check_all_dtypes<8, 2, 0, kPersistent>(5);
 }
 
 TEST_F(NvidiaSoftmaxRowsRegisters, GroupsOfWarps) {

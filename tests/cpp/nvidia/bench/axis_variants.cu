@@ -72,7 +72,7 @@ template <typename T, int kThreads, int V>
 void sm_registers_at(const T *in, T *out, int64_t rows, int64_t L) {
     const OuterIndex ix = rows_index(L);
     const double t = time_graph([&] {
-        sm::softmax_rows_registers_kernel<T, kThreads, V, 1, 0, false>
+        sm::softmax_rows_registers_kernel<T, kThreads, V, 1, sm::Feed::kLoads, false>
             <<<unsigned(rows), kThreads, 0, g_stream>>>(in, out, 0, rows, L, ix);
     });
     char what[64];

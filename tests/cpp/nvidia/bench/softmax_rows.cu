@@ -16,21 +16,20 @@
 //   new tT vV bB / staged  the same kernel at 32 or 64 threads a row holding
 //              16 or more values a thread, with B blocks per SM asked of
 //              ptxas (B * block = 1024 threads: at most 64 registers) and/or
-//              the loads staged through shared memory (kStages 1). t32 v4 b8
+//              the loads staged through shared memory (Feed::kStaged). t32 v4 b8
 //              staged is the shape and means of the warp-per-row kernel that
 //              rows_registers replaced (a warp a row, 32 values a lane, 8
 //              blocks of 128 threads, staged loads), which took 17.7 us
 //              (16384x1024) and 66.3 us (65536x1024) at 16 bits (hot; H200,
 //              2026-12-02).
-//   pers ... tT vV  the same row in registers in a persistent grid (all
-//              resident blocks, or half of them: "half"), each group looping
+//   pers ... tT vV  the same kernel's persistent feeds: a grid of the
+//              resident blocks (or half of them: "half"), each group looping
 //              over rows with the grid's stride and loading its next row before
-//              reducing this one: into a second register set ("pers"), or by
-//              cp.async into a ring of 2 or 3 slots a thread in shared memory
-//              ("pers ring2", "pers ring3"); rows up to 4096 columns. (The
-//              library's persistent form, rows_registers_persistent, is the
-//              ring's, in softmax_rows_registers_kernel: the plan line times
-//              it where kRegisterRows takes it.)
+//              reducing this one: into a second register set ("pers",
+//              Feed::kPersistent), or by cp.async into the second stage of a
+//              ring in shared memory ("pers ring2", Feed::kPersistentRing);
+//              rows up to 4096 columns. (The plan line times the library's
+//              rows_registers_persistent where kRegisterRows takes it.)
 //   quack tT vV  the register kernel at the shape of QuACK's softmax (threads
 //              a row by row length, vectors not rounded to a power of two),
 //              plain, staged, and persistent ("pers quack", "pers ring2 quack").
@@ -170,9 +169,9 @@ constexpr bool variant_taken(int threads, int values, int variant) {
 template <typename T, int kT, int kV, int kVariant>
 void launch_new(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
     constexpr int kB = variant_min_blocks(sm::register_rows_block<kT>(), kVariant);
-    sm::launch_register_rows<T, kT, kV, kB, (kVariant & 2) ? 1 : 0>(static_cast<const T *>(in),
-                                                                     static_cast<T *>(out), rows, L, true,
-                                                                     rows_index(L), s);
+    constexpr sm::Feed kFeed = (kVariant & 2) ? sm::Feed::kStaged : sm::Feed::kLoads;
+    sm::launch_register_rows<T, kT, kV, kB, kFeed>(static_cast<const T *>(in), static_cast<T *>(out), rows, L, true,
+                                                   rows_index(L), s);
 }
 template <typename T, int kT, int kV, int kVariant>
 LaunchFn new_if_compiled() {
@@ -222,257 +221,39 @@ LaunchFn new_fn(int threads, int vecs, int variant = 0) {
 }
 
 // ---- Persistent candidates ------------------------------------------------------------
-// softmax_rows_registers_kernel's row in registers, in a persistent grid: as many
-// blocks as are resident at once (or fewer: the bench sweeps blocks per SM),
-// each looping over its rows with a stride of the grid's rows, and the next
-// row's loads issued before this row is reduced and written:
-//   kRing 0: the next row's raw vectors in a second register set;
-//   kRing D >= 2: cp.async copies into a ring of D slots a thread in shared
-//            memory (each thread reads only its own slots: no barrier), D - 1
-//            rows in flight beside the one being reduced.
-// Every group of a block runs the same iterations (groups within a warp share
-// its shuffles; a block of one group shares its barriers): a block steps over
-// kRowsPerBlock rows at a time, and groups past the last row reduce -inf and
-// store nothing. kGeneral: rows of any length at r * L (odd lengths: the
-// elements before a row's first 16-byte boundary one a thread, row_head in
-// kernel.cuh; the rest as vectors, or element by element where a row's
-// vectors cannot be used), as the library kernel's general form.
-namespace pers {
-
-using sm::neg_inf;
-using oprt::gpu::Vec;
-
-// Where one group's row lies: element offsets of its first vector in `in` and
-// `out`, its head (elements before the vectors), the elements from there, and
-// whether its vectors can be used.
-struct RowAt {
-    int64_t off;
-    int head, n;
-    bool vec;
-};
-template <typename T, int kThreads, bool kGeneral>
-__device__ __forceinline__ RowAt row_at(const T *in, const T *out, int64_t row, int64_t rows, int64_t L) {
-    if (row >= rows) return RowAt{0, 0, 0, false};
-    const int64_t io = row * L;
-    if constexpr (!kGeneral) {
-        return RowAt{io, 0, int(L), true};
-    } else {
-        const sm::RowHead rh = sm::row_head(in + io, out + io, L, kThreads);
-        return RowAt{io, int(rh.head), int(L - rh.head), rh.vec};
-    }
-}
-
-template <typename T, int kThreads, int kVecs>
-struct RawRow {
-    Vec<T, oprt::gpu::vector_width<T>()> v[kVecs];
-    float h;  // the head element this thread holds (kGeneral), else -inf
-};
-
-// The raw vectors of a row into registers (past the row's end: -inf).
-template <typename T, int kThreads, int kVecs, bool kGeneral>
-__device__ __forceinline__ void load_raw(RawRow<T, kThreads, kVecs> &r, const T *in, const RowAt &at, int t) {
-    constexpr int P = oprt::gpu::vector_width<T>();
-    const T *x = in + at.off + at.head;
-    r.h = kGeneral && t < at.head ? oprt::dev::to_f32(in[at.off + t]) : neg_inf();
-#pragma unroll
-    for (int j = 0; j < kVecs; ++j) {
-        const int e0 = (j * kThreads + t) * P;
-        if (at.vec && e0 + P <= at.n) {
-            r.v[j] = oprt::gpu::load_vec<P>(x + e0);
-        } else {
-#pragma unroll
-            for (int e = 0; e < P; ++e)
-                r.v[j].v[e] = kGeneral && e0 + e < at.n ? x[e0 + e] : oprt::dev::from_f32<T>(neg_inf());
-        }
-    }
-}
-
-// The row's whole vectors into ring slot `slot` (copies, one commit group).
-template <typename T, int kThreads, int kVecs, int kBlock>
-__device__ __forceinline__ void copy_raw(uint4 *ring, int slot, const T *in, const RowAt &at, int t) {
-    constexpr int P = oprt::gpu::vector_width<T>();
-    const T *x = in + at.off + at.head;
-    uint4 *mine = ring + slot * kVecs * kBlock + threadIdx.x;
-#pragma unroll
-    for (int j = 0; j < kVecs; ++j) {
-        const int e0 = (j * kThreads + t) * P;
-        if (at.vec && e0 + P <= at.n) oprt::dev::copy_async_16(mine + j * kBlock, x + e0);
-    }
-    oprt::dev::commit_copies();
-}
-
-// A ring slot's vectors back (copies landed), the rest from global memory.
-template <typename T, int kThreads, int kVecs, int kBlock, bool kGeneral>
-__device__ __forceinline__ void read_raw(RawRow<T, kThreads, kVecs> &r, const uint4 *ring, int slot, const T *in,
-                                         const RowAt &at, int t) {
-    constexpr int P = oprt::gpu::vector_width<T>();
-    const T *x = in + at.off + at.head;
-    const uint4 *mine = ring + slot * kVecs * kBlock + threadIdx.x;
-    r.h = kGeneral && t < at.head ? oprt::dev::to_f32(in[at.off + t]) : neg_inf();
-#pragma unroll
-    for (int j = 0; j < kVecs; ++j) {
-        const int e0 = (j * kThreads + t) * P;
-        if (at.vec && e0 + P <= at.n) {
-            const uint4 bits = mine[j * kBlock];
-            memcpy(&r.v[j], &bits, sizeof bits);
-        } else {
-#pragma unroll
-            for (int e = 0; e < P; ++e)
-                r.v[j].v[e] = kGeneral && e0 + e < at.n ? x[e0 + e] : oprt::dev::from_f32<T>(neg_inf());
-        }
-    }
-}
-
-// One row's softmax from its raw values; stores when the row exists.
-template <typename T, int kThreads, int kVecs, bool kGeneral>
-__device__ __forceinline__ void reduce_store(const RawRow<T, kThreads, kVecs> &r, T *out, const RowAt &at, bool valid,
-                                             int t, float *max_slots, float *sum_slots) {
-    constexpr int P = oprt::gpu::vector_width<T>();
-    constexpr int E = kVecs * P;
-    float x[E];
-#pragma unroll
-    for (int j = 0; j < kVecs; ++j) {
-        float w[P];
-        oprt::gpu::widen(r.v[j], w);
-#pragma unroll
-        for (int e = 0; e < P; ++e) x[j * P + e] = w[e];
-    }
-    float m = r.h;
-#pragma unroll
-    for (int c = 0; c < E; ++c) m = fmaxf(m, x[c]);
-    m = sm::row_allreduce<kThreads>(m, oprt::gpu::MaxOp{}, max_slots);
-    float s = 0.0f, hx = 0.0f;
-    if constexpr (kGeneral) {
-        hx = sm::exp_out<T>(r.h - m);
-        s = hx;
-    }
-#pragma unroll
-    for (int c = 0; c < E; ++c) {
-        x[c] = sm::exp_out<T>(x[c] - m);
-        s += x[c];
-    }
-    s = sm::row_allreduce<kThreads>(s, oprt::gpu::SumOp{}, sum_slots);
-    const float inv = 1.0f / s;
-    if (!valid) return;
-    T *y = out + at.off + at.head;
-    if (kGeneral && t < at.head) out[at.off + t] = oprt::dev::from_f32<T>(hx * inv);
-#pragma unroll
-    for (int j = 0; j < kVecs; ++j) {
-        const int e0 = (j * kThreads + t) * P;
-        if (at.vec && e0 + P <= at.n) {
-            Vec<T, P> v;
-#pragma unroll
-            for (int e = 0; e < P; ++e) v.v[e] = oprt::dev::from_f32<T>(x[j * P + e] * inv);
-            oprt::gpu::store_out_vec<P>(y + e0, v);
-        } else if constexpr (kGeneral) {
-#pragma unroll
-            for (int e = 0; e < P; ++e)
-                if (e0 + e < at.n) y[e0 + e] = oprt::dev::from_f32<T>(x[j * P + e] * inv);
-        }
-    }
-}
-
-template <typename T, int kThreads, int kVecs, int kRing, bool kGeneral>
-__global__ void __launch_bounds__(sm::register_rows_block<kThreads>())
-persistent_rows_kernel(const T *__restrict__ in, T *__restrict__ out, int64_t rows, int64_t L) {
-    static_assert(kRing == 0 || kRing >= 2, "a ring of two slots or more");
-    oprt::gpu::enter_overlapped_kernel();
-    constexpr int kBlock = sm::register_rows_block<kThreads>();
-    constexpr int kRowsPerBlock = kBlock / kThreads;
-    constexpr int kSlots = kThreads > oprt::dev::kWarpSize ? kThreads / oprt::dev::kWarpSize : 1;
-    // Two uses of each slot array a row, max then sum: a thread writes max_slots
-    // again only after every thread passed the sum's barrier, so after it read
-    // max_slots (and likewise for sum_slots): no extra barrier.
-    __shared__ float max_slots[kSlots], sum_slots[kSlots];
-    __shared__ uint4 ring[kRing > 0 ? kRing * kVecs * kBlock : 1];
-    const int t = int(threadIdx.x) % kThreads;
-    const int g = int(threadIdx.x) / kThreads;
-    const int64_t stride = int64_t(gridDim.x) * kRowsPerBlock;
-    const int64_t first = int64_t(blockIdx.x) * kRowsPerBlock;
-    if constexpr (kRing == 0) {
-        RawRow<T, kThreads, kVecs> next;
-        RowAt at_next = row_at<T, kThreads, kGeneral>(in, out, first + g, rows, L);
-        load_raw<T, kThreads, kVecs, kGeneral>(next, in, at_next, t);
-        for (int64_t base = first; base < rows; base += stride) {
-            const RawRow<T, kThreads, kVecs> cur = next;
-            const RowAt at = at_next;
-            const bool valid = base + g < rows;
-            if (base + stride < rows) {
-                at_next = row_at<T, kThreads, kGeneral>(in, out, base + stride + g, rows, L);
-                load_raw<T, kThreads, kVecs, kGeneral>(next, in, at_next, t);
-            }
-            reduce_store<T, kThreads, kVecs, kGeneral>(cur, out, at, valid, t, max_slots, sum_slots);
-        }
-    } else {
-        // Rows base, base + stride, ... (kRing - 1 of them) in flight; one commit group a row
-        // (an empty one past the last row), so wait_group kRing - 1 leaves this row's landed.
-#pragma unroll
-        for (int k = 0; k < kRing - 1; ++k) {
-            const RowAt at = row_at<T, kThreads, kGeneral>(in, out, first + k * stride + g, rows, L);
-            copy_raw<T, kThreads, kVecs, kBlock>(ring, k, in, at, t);
-        }
-        int slot = 0;
-        for (int64_t base = first; base < rows; base += stride) {
-            const int ahead = slot == 0 ? kRing - 1 : slot - 1;  // (slot + kRing - 1) % kRing
-            const RowAt at_ahead =
-                row_at<T, kThreads, kGeneral>(in, out, base + (kRing - 1) * stride + g, rows, L);
-            copy_raw<T, kThreads, kVecs, kBlock>(ring, ahead, in, at_ahead, t);
-            oprt::dev::wait_copies_but_newest<kRing - 1>();
-            const RowAt at = row_at<T, kThreads, kGeneral>(in, out, base + g, rows, L);
-            RawRow<T, kThreads, kVecs> cur;
-            read_raw<T, kThreads, kVecs, kBlock, kGeneral>(cur, ring, slot, in, at, t);
-            reduce_store<T, kThreads, kVecs, kGeneral>(cur, out, at, base + g < rows, t, max_slots, sum_slots);
-            slot = slot + 1 == kRing ? 0 : slot + 1;
-        }
-        oprt::dev::wait_copies();  // none left running at exit
-    }
-}
-
-// Blocks of persistent_rows_kernel resident on one SM (the occupancy calculator).
-template <typename K>
-int resident_blocks(K kernel, int block) {
-    int n = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, block, 0));
-    return std::max(1, n);
-}
-
-}  // namespace pers
-
-// kFrac: the grid is SMs x (resident blocks / kFrac), at most a block per kRowsPerBlock rows.
-template <typename T, int kT, int kV, int kRing, int kFrac>
+// The library kernel's persistent feeds (rows_registers.cuh: a grid of the
+// blocks resident at once, each group looping over rows, its next row in a
+// second register set, Feed::kPersistent, or in a shared-memory ring of two
+// stages, Feed::kPersistentRing), here on SMs x (resident blocks / kFrac)
+// blocks.
+template <typename T, int kT, int kV, sm::Feed kFeed, int kFrac>
 void launch_pers(const void *in, void *out, int64_t rows, int64_t L, cudaStream_t s) {
-    constexpr int kBlock = sm::register_rows_block<kT>();
-    constexpr int kRowsPerBlock = kBlock / kT;
-    const bool common = L % oprt::gpu::vector_width<T>() == 0;  // the bench's buffers are 256-byte aligned
-    auto *kernel = common ? &pers::persistent_rows_kernel<T, kT, kV, kRing, false>
-                          : &pers::persistent_rows_kernel<T, kT, kV, kRing, true>;
+    const OuterIndex ix = rows_index(L);
+    auto *kernel = sm::register_rows_kernel<T, kT, kV, 0, kFeed>(rows, L, true, ix);
     static int sms = 0;
     if (sms == 0) CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    static const int resident[2] = {pers::resident_blocks(&pers::persistent_rows_kernel<T, kT, kV, kRing, false>, kBlock),
-                                    pers::resident_blocks(&pers::persistent_rows_kernel<T, kT, kV, kRing, true>, kBlock)};
-    const int64_t per_sm = std::max(1, resident[common ? 0 : 1] / kFrac);
-    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((rows + kRowsPerBlock - 1) / kRowsPerBlock, sms * per_sm));
-    oprt::gpu::launch_overlapped(kernel, unsigned(blocks), unsigned(kBlock), 0, s, static_cast<const T *>(in),
-                                 static_cast<T *>(out), rows, L);
+    int resident = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, sm::register_rows_block<kT>(), 0));
+    const int64_t max_blocks = int64_t(sms) * std::max(1, resident / kFrac);
+    sm::launch_register_rows<T, kT, kV, 0, kFeed>(static_cast<const T *>(in), static_cast<T *>(out), rows, L, true,
+                                                  ix, s, max_blocks);
 }
 // The persistent candidates: 0 registers, 1 registers at half the resident
-// blocks, 2 a ring of two slots, 3 a ring of three.
-constexpr int kPersVariants = 4;
-const char *const kPersNames[kPersVariants] = {"pers", "pers half", "pers ring2", "pers ring3"};
+// blocks, 2 a ring of two stages.
+constexpr int kPersVariants = 3;
+const char *const kPersNames[kPersVariants] = {"pers", "pers half", "pers ring2"};
 template <typename T, int kT, int kV>
 LaunchFn pers_if_compiled(int variant) {
     constexpr int P = oprt::gpu::vector_width<T>();
+    constexpr sm::Feed kRegisters = sm::Feed::kPersistent, kRing = sm::Feed::kPersistentRing;
     if constexpr (kV * P <= 32 && int64_t(kT) * kV * P <= kMaxPersCols) {
         // A ring within 47 KiB of static shared memory (48 KiB at most, beside the reduction slots).
         constexpr int64_t kRingBytes = int64_t(kV) * sm::register_rows_block<kT>() * 16;
         switch (variant) {
-        case 0: return &launch_pers<T, kT, kV, 0, 1>;
-        case 1: return &launch_pers<T, kT, kV, 0, 2>;
+        case 0: return &launch_pers<T, kT, kV, kRegisters, 1>;
+        case 1: return &launch_pers<T, kT, kV, kRegisters, 2>;
         case 2:
-            if constexpr (2 * kRingBytes <= 47 * 1024) return &launch_pers<T, kT, kV, 2, 1>;
-            return nullptr;
-        case 3:
-            if constexpr (3 * kRingBytes <= 47 * 1024) return &launch_pers<T, kT, kV, 3, 1>;
+            if constexpr (2 * kRingBytes <= 47 * 1024) return &launch_pers<T, kT, kV, kRing, 1>;
             return nullptr;
         default: return nullptr;
         }
@@ -525,10 +306,10 @@ LaunchFn quack_variant(int variant) {
     case 1:
         if constexpr (int64_t(kV) * sm::register_rows_block<kT>() * 16 <= 47 * 1024) return &launch_new<T, kT, kV, 2>;
         return nullptr;
-    case 2: return &launch_pers<T, kT, kV, 0, 1>;
+    case 2: return &launch_pers<T, kT, kV, sm::Feed::kPersistent, 1>;
     case 3:
         if constexpr (2 * int64_t(kV) * sm::register_rows_block<kT>() * 16 <= 47 * 1024)
-            return &launch_pers<T, kT, kV, 2, 1>;
+            return &launch_pers<T, kT, kV, sm::Feed::kPersistentRing, 1>;
         return nullptr;
     default: return nullptr;
     }
