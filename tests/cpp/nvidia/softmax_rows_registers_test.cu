@@ -2,10 +2,11 @@
 // launched directly, at launch shapes the plan's kRegisterRows table can name,
 // whichever of them the plan picks today: groups within a warp (several rows a
 // block) and of whole warps (a block a row, the warps joined through shared
-// memory), one to nine vectors a thread, plain or with a blocks-per-SM bound
-// and the loads staged through shared memory, and the persistent form (grids
-// far smaller than the rows, so each group loops over many rows and its ring
-// of stages cycles, and grids of one round). Rows that fill the group and rows
+// memory), one to nine vectors a thread (eighteen at f32), plain or with a
+// blocks-per-SM bound and the loads staged through shared memory, and the
+// persistent feeds (grids far smaller than the rows, so each group loops over
+// many rows with its next row in a second register set or in the ring's other
+// stage, and grids of one round). Rows that fill the group and rows
 // that leave most of it padding; the common form (dense, 16-byte aligned rows
 // of whole vectors) and the general one (odd lengths, rows off boundaries, in
 // and out at different offsets, outer dims that do not merge); special values.
