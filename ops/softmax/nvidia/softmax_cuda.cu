@@ -94,11 +94,11 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 1024, 1280, 8, 256, 2},
     {4, 1280, 1536, 31, 128, 4},
     {4, 1536, 2304, 8, 256, 4},
-    // A warp a row, 72 values a lane, the next row in registers: rows of whole
-    // vectors (2032x2304: 9.84 -> 8.90 us in the L2, 14.03 -> 13.54 from memory;
-    // H100, 2026-12-06); the entry below takes the others.
+    // A warp a row, 72 values a lane, the next row in registers (2032x2304:
+    // 9.84 -> 8.90 us in the L2, 14.03 -> 13.54 from memory against 128 x 8;
+    // odd lengths lost, 2032x2303 10.22 -> 11.55 and 14.48 -> 14.89; H100,
+    // 2026-12-06).
     {4, 1536, 2304, 16, 32, 18, 0, Feed::kPersistent},
-    {4, 1536, 2304, 16, 128, 8},
     {4, 2304, 4096, 8, 256, 4},
     {4, 2304, 4096, 63, 512, 2},
     // f32, every other row; up to 64 columns two vectors a thread (measured at
@@ -199,10 +199,6 @@ oprt_status_t plan_dense_rows(AxisPlan &p, const gpu::DeviceInfo &info, bool reg
     for (size_t i = 0; i < kRegisterRowsCount; ++i) {
         const RegisterRows &e = kRegisterRows[i];
         const bool measured = e.max_rows_per_sm != 0;
-        // The register-pair feed holds two rows' values a thread: in its general
-        // form, rows off whole vectors, it lost to the next entry (f32 2032x2303:
-        // 11.55 against 10.22 us in the L2; H100, 2026-12-06).
-        if (e.feed == Feed::kPersistent && L % (gpu::kVectorBytes / esize) != 0) continue;
         if (e.esize == esize && L > e.min_cols && L <= e.max_cols &&
             (!measured || (register_rows && p.outer <= e.max_rows_per_sm * info.sm_count))) {
             p.kernel = kRowsRegisters;

@@ -157,28 +157,24 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersOnChip) {
 // offset data and special values at the same row counts.
 TEST_F(NvidiaPlanPaths, SoftmaxShortRowBenchShapes) {
     // The production plan takes every one of these (and the odd lengths one short)
-    // to rows_registers (kRegisterRows), 2032x2304 to its persistent form (f32:
-    // whole vectors only); the ladder's on_chip step takes its unbounded entries.
+    // to rows_registers (kRegisterRows), 2032x2304 to its persistent form; the
+    // ladder's on_chip step takes its unbounded entries.
     for (oprt_dtype_t dt : all_dtypes()) {
         for (const auto &rc : std::vector<std::pair<int64_t, int64_t>>{
                  {4, 1024}, {144, 1280}, {1008, 1280}, {1024, 1024}, {1008, 2304}, {2032, 2304},
                  {784, 3840}, {4080, 1536}, {32768, 128}, {1024, 4096}, {16384, 1024}}) {
             const int64_t rows = rc.first, L = rc.second;
-            const bool persistent = rows == 2032;
-            {
-                ExpectKernel k(persistent ? "rows_registers_persistent" : "rows_registers");
-                check_softmax(dt, {{rows, L}}, 1, /*specials=*/rows >= 6);
-                check_softmax(dt, {{rows, L}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // heads on every row
-                check_softmax(dt, {{rows, L}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
-            }
-            ExpectKernel k(persistent && dt != OPRT_DTYPE_F32 ? "rows_registers_persistent" : "rows_registers");
+            ExpectKernel k(rows == 2032 ? "rows_registers_persistent" : "rows_registers");
+            check_softmax(dt, {{rows, L}}, 1, /*specials=*/rows >= 6);
             check_softmax(dt, {{rows, L - 1}}, 1);  // odd rows off 16-byte boundaries
+            check_softmax(dt, {{rows, L}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // heads on every row
+            check_softmax(dt, {{rows, L}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
         }
     }
 }
 
 // The persistent entries of kRegisterRows (rows of 1537-2304 columns with 9-16
-// rows an SM; f32 ones of whole vectors) at the edges of their bands and row
+// rows an SM, 16-bit and f32) at the edges of their bands and row
 // bounds, odd row counts and lengths, rows off 16-byte boundaries, outer dims
 // that do not merge, special values, values near the type's range; one step
 // past a bound, the entry beside it. (On an H200 a grid of resident 16-bit
@@ -212,7 +208,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersPersistent) {
     const oprt_dtype_t f32 = OPRT_DTYPE_F32;
     {
         ExpectKernel k("rows_registers_persistent");
-        for (int64_t L : {int64_t(1540), int64_t(2048), int64_t(2304)})
+        for (int64_t L : {int64_t(1537), int64_t(2048), int64_t(2303), int64_t(2304)})
             check_softmax(f32, {{8 * s + 1, L}}, 1, /*specials=*/true);
         check_softmax(f32, {{16 * s, 2304}}, 1);
         check_softmax(f32, {{12 * s + 7, 2304}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // heads on every row
@@ -221,8 +217,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersPersistent) {
         check_softmax(f32, {{8 * s + 1, 2304}}, 1, false, {}, 0, nullptr, near_range_limit(f32));
     }
     {
-        ExpectKernel k("rows_registers");  // odd lengths, and one step past each bound and band
-        for (int64_t L : {int64_t(1537), int64_t(2303)}) check_softmax(f32, {{8 * s + 1, L}}, 1, true);
+        ExpectKernel k("rows_registers");  // one step past each bound and band
         check_softmax(f32, {{8 * s, 2304}}, 1);
         check_softmax(f32, {{16 * s + 1, 2304}}, 1);
         check_softmax(f32, {{8 * s + 1, 1536}}, 1);
