@@ -90,7 +90,10 @@ constexpr RegisterRows kRegisterRows[] = {
     // f32, measured (H200, 2026-12-02).
     {4, 64, 128, 249, 8, 4},
     {4, 512, 1024, 497, 128, 2},
-    {4, 1024, 1280, 2, 128, 4},
+    // A thread a vector, 512 a row, at <= 2 rows an SM, against 128 x 4 in
+    // run_ops' chains of calls (from memory / in the L2): 144x1280 3.70 /
+    // 2.64 -> 2.46 / 2.01 us (H100, 2026-12-06).
+    {4, 1024, 1280, 2, 512, 1},
     {4, 1024, 1280, 8, 256, 2},
     {4, 1280, 1536, 31, 128, 4},
     {4, 1536, 2304, 8, 256, 4},
@@ -118,6 +121,9 @@ constexpr RegisterRows kRegisterRows[] = {
     // f16 / bf16, measured (bf16 timed; H200, 2026-12-02).
     {2, 64, 128, 249, 8, 2},
     {2, 512, 1024, 8, 128, 1},
+    // A warp a row at <= 2 rows an SM, against 256 x 1 in run_ops' chains of
+    // calls: 144x1280 bf16 2.16 / 2.18 -> 2.02 / 1.46 us (H100, 2026-12-06).
+    {2, 1024, 1280, 2, 32, 5},
     {2, 1024, 1280, 8, 256, 1},
     {2, 1280, 1536, 8, 128, 2},
     {2, 1280, 1536, 31, 32, 6, 0, Feed::kStaged},  // a warp a row, 48 values a lane (4080x1536)
