@@ -37,8 +37,9 @@
 namespace oprt::softmax::gpu_kernels {
 
 // Blocks a cluster at most: the plan's bound, and the pairs a block receives.
-// At 9 and 16 blocks (the non-portable cluster sizes) the kernel ran up to
-// 1.13x slower than the ring (H100, 2026-12-05).
+// At 9-16 blocks (the non-portable cluster sizes) f32 rows ran 0.95-0.96x the
+// ring's time, but compute-sanitizer's synccheck stops the kernel there
+// (docs/kernels/softmax.md, rows_cluster).
 constexpr int kMaxClusterBlocks = 8;
 
 // An empty asm that claims to change v's 32-bit words: no instruction, but
