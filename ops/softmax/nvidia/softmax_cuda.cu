@@ -102,6 +102,13 @@ constexpr RegisterRows kRegisterRows[] = {
     // odd lengths lost, 2032x2303 10.22 -> 11.55 and 14.48 -> 14.89; H100,
     // 2026-12-06).
     {4, 1536, 2304, 16, 32, 18, 0, Feed::kPersistent},
+    // 512 x 2 at <= 3 rows an SM, against 256 x 4 in run_ops' chains of calls
+    // (from memory / in the L2): 144x4096 4.90 / 4.25 -> 4.50 / 3.61 us,
+    // 300x4096 5.79 / 4.09 -> 5.43 / 3.72, 300x4095 6.03 / 4.54 -> 5.65 /
+    // 3.79; at 6-8 rows an SM faster only from memory (784x3840 10.48 / 5.48
+    // -> 9.50 / 5.64) or slower (1024x4096 11.92 / 6.92 -> 12.64 / 7.56; H100,
+    // 2026-12-06).
+    {4, 2304, 4096, 3, 512, 2},
     {4, 2304, 4096, 8, 256, 4},
     {4, 2304, 4096, 63, 512, 2},
     // f32, every other row; up to 64 columns two vectors a thread (measured at
