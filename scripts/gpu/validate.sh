@@ -40,9 +40,13 @@ has examples && test_step examples bash -c "for e in '$REPO_ROOT'/examples/[0-9]
 has large && test_step large env CAMP_LARGE_TESTS=1 "$GPU_TESTS" --gtest_filter='*Large*'
 collect_bg
 if has sanitize; then
+    # synccheck leaves out the softmax test of clusters of 9-16 blocks: the tool stops clusters of
+    # more than 8 blocks where two blocks share an SM, correct code or not (bench/cluster_synccheck.cu).
+    filter="${SANITIZE_FILTER:-*-*Large*}"
+    [[ $filter == *-* ]] && sync_filter="$filter:*ClusterNonPortable*" || sync_filter="$filter-*ClusterNonPortable*"
     for tool in memcheck racecheck initcheck synccheck; do
         test_step "san-$tool" compute-sanitizer --tool "$tool" --error-exitcode 9 "$GPU_TESTS" \
-            --gtest_filter="${SANITIZE_FILTER:-*-*Large*}"
+            --gtest_filter="$([[ $tool == synccheck ]] && echo "$sync_filter" || echo "$filter")"
     done
 fi
 if has sanitize-py; then

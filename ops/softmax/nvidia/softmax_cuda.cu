@@ -14,9 +14,9 @@
 //     then on sm_90, rows beyond 16384 columns -> the bulk-copy ring
 //     (rows_bulk.cuh): a row per block, or split over blocks that swap
 //     (max, sum), claiming rows with >= 16 row groups a wave;
-//     and there, rows of whole vectors that a cluster of up to 8 blocks
-//     holds, SMs <= rows * C -> rows_cluster (in registers
-//     across a cluster)
+//     and there, rows of whole vectors that a cluster of a kClusterRows
+//     shape holds (up to 16 blocks f32, 8 16-bit), SMs <= rows * C ->
+//     rows_cluster (in registers across a cluster)
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
 // Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
 // out at the same offset, the ring's head-peeling instances; otherwise the
@@ -362,38 +362,50 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
 
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
 // rows_cluster.cuh's block shapes: the first entry of the element size whose
-// cluster of kMaxClusterBlocks holds the row takes it. f32: 512 threads of 32
-// values (16384 a block, 2 blocks an SM). 16-bit: 128 threads of 64 values
+// cluster of max_blocks holds the row takes it. f32: 512 threads of 32
+// values (16384 a block, 2 blocks an SM), up to 16 blocks (262144 columns;
+// 9-16 are the non-portable cluster sizes). 16-bit: 128 threads of 64 values
 // kept as 16-bit in 32 registers (8192 a block, 8 blocks an SM at 64
 // registers; 256 threads of 32 values, 4 blocks an SM, measured slower at
 // every shape this entry takes), then for rows past 65536 columns 512 threads
-// of 64 (32768 a block, 2 blocks an SM).
+// of 64 (32768 a block, 2 blocks an SM), up to 8 blocks.
 struct ClusterRows {
     int64_t esize;
     int threads;
     int vecs;
     int min_blocks;
+    int64_t max_blocks;  // a cluster's blocks, at most kMaxClusterBlocks
 };
 constexpr ClusterRows kClusterRows[] = {
-    {4, 512, 8, 0},
-    {2, 128, 8, 8},
-    {2, 512, 8, 2},
+    {4, 512, 8, 0, 16},
+    {2, 128, 8, 8, 8},
+    {2, 512, 8, 2, 8},
 };
 constexpr size_t kClusterRowsCount = std::size(kClusterRows);
+constexpr bool cluster_rows_fit_the_kernel() {
+    for (const ClusterRows &c : kClusterRows)
+        if (c.max_blocks < 1 || c.max_blocks > kMaxClusterBlocks) return false;
+    return true;
+}
+static_assert(cluster_rows_fit_the_kernel(), "a cluster's blocks: 1 to kMaxClusterBlocks (the kernel's pairs)");
 constexpr int64_t cluster_block_elements(const ClusterRows &c) {
     return int64_t(c.threads) * c.vecs * (gpu::kVectorBytes / c.esize);
 }
-// Where it replaces the ring: wherever a cluster of at most kMaxClusterBlocks
-// holds the row and the rows fill the SMs. Its time over the ring's: at 15-62
+// Where it replaces the ring: wherever a cluster of at most max_blocks holds
+// the row and the rows fill the SMs. Its time over the ring's: at 15-62
 // waves of blocks 0.89-0.97x (H100, 2026-12-06: 2048x65536, 4096x32768,
 // 8192x16392), where the kernel with its pairs read between cluster barriers
 // was 1.01-1.17x and the plan stopped at 8 waves; at a few waves that kernel
 // was 0.77-0.98x (H100, 2026-12-05: 150x40000, 256x65536, 300x60000,
 // 512x65536), and the pushed pairs take 0.86-0.99x of its time (2026-12-06).
 // The 16-bit 512-thread entry: 0.94x at 300x200000, 0.97x at 1024x131072,
-// 0.99-1.00x at 256x262144 (H100, 2026-12-06); an f32 entry of 1024 threads
-// (rows to 262144) took 1.01x at 256x262144 and 1.10x at 300x200000, so f32
-// rows past 131072 columns stay on the ring.
+// 0.99-1.00x at 256x262144 (H100, 2026-12-06). f32 rows of 131073-262144
+// columns on 9-16 blocks: 0.95-0.97x (64x262144 52.4 -> 50.0 us, 256x262144
+// 189.6 -> 183.7, 300x140000 125.3 -> 118.5; H100, 2026-12-06), where blocks
+// of 1024 threads on up to 8 took 1.01x at 256x262144 and 1.10x at
+// 300x200000. 16-bit clusters of 16 blocks did not pay: 256 threads of 8
+// vectors took 0.99-1.10x, and with their exps kept as floats (90 registers)
+// 1.04-1.28x (H100, 2026-12-06).
 
 // f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
 // kClusterRows, where that entry is of T's size (otherwise nothing).
@@ -419,7 +431,7 @@ oprt_status_t cluster_rows_fit(size_t entry, int64_t C, bool *fits) {
 #endif
 
 // Replaces a bulk-ring plan by rows_cluster where a cluster of at most
-// kMaxClusterBlocks blocks of a kClusterRows shape holds the row, the rows are
+// max_blocks blocks of a kClusterRows shape holds the row, the rows are
 // whole vectors, rows * C blocks fill the SMs and the device runs such
 // clusters. The bulk plan's workspace stays: rows off 16-byte boundaries
 // (seen at execute) run it.
@@ -429,7 +441,7 @@ oprt_status_t plan_cluster_rows(AxisPlan &p) {
     if ((p.kernel != kRowsBulk && p.kernel != kRowsBulkClaimed) || L % P != 0) return OPRT_SUCCESS;
     size_t entry = 0;
     while (entry < kClusterRowsCount && (kClusterRows[entry].esize != esize ||
-                                         cluster_block_elements(kClusterRows[entry]) * kMaxClusterBlocks < L))
+                                         cluster_block_elements(kClusterRows[entry]) * kClusterRows[entry].max_blocks < L))
         ++entry;
     if (entry == kClusterRowsCount) return OPRT_SUCCESS;
     const ClusterRows &shape = kClusterRows[entry];
