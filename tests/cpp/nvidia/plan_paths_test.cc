@@ -392,9 +392,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
 }
 
 // Rows of whole vectors past 16384 columns that a cluster holds (f32: up to
-// 16 blocks of 16384 values; 16-bit: up to 8 of 8192, or of 32768 past 65536
-// columns), with rows * blocks at least the SM count: a row over a cluster,
-// in registers, whatever the number of waves.
+// 16 blocks of 16384 values, 9-16 in the test below; 16-bit: up to 8 of 8192,
+// or of 32768 past 65536 columns), with rows * blocks at least the SM count: a
+// row over a cluster, in registers, whatever the number of waves.
 TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const bool f32 = dt == OPRT_DTYPE_F32;
