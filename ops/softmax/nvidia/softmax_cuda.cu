@@ -105,9 +105,10 @@ constexpr RegisterRows kRegisterRows[] = {
     // 512 x 2 at <= 3 rows an SM, against 256 x 4 in run_ops' chains of calls
     // (from memory / in the L2): 144x4096 4.90 / 4.25 -> 4.50 / 3.61 us,
     // 300x4096 5.79 / 4.09 -> 5.43 / 3.72, 300x4095 6.03 / 4.54 -> 5.65 /
-    // 3.79; at 6-8 rows an SM faster only from memory (784x3840 10.48 / 5.48
-    // -> 9.50 / 5.64) or slower (1024x4096 11.92 / 6.92 -> 12.64 / 7.56; H100,
-    // 2026-12-06).
+    // 3.79. Up to 6 rows an SM it was faster from memory (784x3840 10.47 ->
+    // 9.41, 400x3500 6.10 / 4.38 -> 5.61 / 3.68) but slower in the L2 at
+    // 660x3000 (3.72 -> 4.59) and 528x4096 (3.95 -> 4.22); at 8 rows, slower
+    // (1024x4096 11.92 / 6.92 -> 12.64 / 7.56; H100, 2026-12-06).
     {4, 2304, 4096, 3, 512, 2},
     {4, 2304, 4096, 8, 256, 4},
     {4, 2304, 4096, 63, 512, 2},
@@ -405,7 +406,8 @@ constexpr int64_t cluster_block_elements(const ClusterRows &c) {
 // of 1024 threads on up to 8 took 1.01x at 256x262144 and 1.10x at
 // 300x200000. 16-bit clusters of 16 blocks did not pay: 256 threads of 8
 // vectors took 0.99-1.10x, and with their exps kept as floats (90 registers)
-// 1.04-1.28x (H100, 2026-12-06).
+// 1.04-1.28x; 512 threads of 4 vectors kept as floats (64 registers) took
+// 1.07-1.35x, and 1024 of 4 on up to 8 blocks 1.19-1.52x (H100, 2026-12-06).
 
 // f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
 // kClusterRows, where that entry is of T's size (otherwise nothing).
