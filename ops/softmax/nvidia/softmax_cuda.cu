@@ -367,9 +367,9 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
 // values (16384 a block, 2 blocks an SM), up to 16 blocks (262144 columns;
 // 9-16 are the non-portable cluster sizes). 16-bit: 128 threads of 64 values
 // kept as 16-bit in 32 registers (8192 a block, 8 blocks an SM at 64
-// registers; 256 threads of 32 values, 4 blocks an SM, measured slower at
-// every shape this entry takes), then for rows past 65536 columns 512 threads
-// of 64 (32768 a block, 2 blocks an SM), up to 8 blocks.
+// registers; 256 threads of 32 values kept as 16-bit, 4 blocks an SM,
+// measured slower at every shape this entry takes), then for rows past 65536
+// columns 512 threads of 64 (32768 a block, 2 blocks an SM), up to 8 blocks.
 struct ClusterRows {
     int64_t esize;
     int threads;
