@@ -22,13 +22,13 @@
 // kernel ran 1-16% slower (H100, 2026-12-06), and the plan had to keep it to
 // 8 waves of blocks. The idea is QuACK's softmax for long rows, written in CUDA.
 //
-// f32 values stay floats and their exp(x - m) replaces them; 16-bit values
-// stay as loaded, 16 bits each (half the registers of floats), and
-// exp(x - max) is taken twice, for the sum and for the store.
+// Where a thread holds at most 32 values, their exp(x - m) is kept as 32
+// floats for the store (exp taken once). More 16-bit values than that stay as
+// loaded, 16 bits each (half the registers of floats), and exp(x - max) is
+// taken twice, for the sum and for the store.
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "ops/softmax/nvidia/kernel.cuh"
 #include "ops/softmax/nvidia/rows_registers.cuh"
@@ -67,7 +67,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
     static_assert(kThreads % dev::kWarpSize == 0, "whole warps");
     gpu::enter_overlapped_kernel();
     constexpr int P = gpu::vector_width<T>();
-    constexpr bool kKeepExp = std::is_same<T, float>::value;
+    constexpr bool kKeepExp = kVecs * P <= 32;
     constexpr int kSlots = kThreads / dev::kWarpSize;
     __shared__ float max_slots[kSlots], sum_slots[kSlots];
     __shared__ F32Pair pairs[kMaxClusterBlocks];  // block r's (max, sum) at r, pushed by block r
@@ -83,6 +83,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
     const int t = int(threadIdx.x);
 
     Vec<T, P> v[kVecs];
+    float ex[kKeepExp ? kVecs : 1][P];  // exp(x - m_exp), where kept
     Vec<T, P> past_end;  // -inf moves no max and adds 0
 #pragma unroll
     for (int e = 0; e < P; ++e) past_end.v[e] = dev::from_f32<T>(neg_inf());
@@ -114,7 +115,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
 #pragma unroll
         for (int e = 0; e < P; ++e) {
             const float y = exp_out<T>(w[e] - m_exp);
-            if constexpr (kKeepExp) v[j].v[e] = y;
+            if constexpr (kKeepExp) ex[j][e] = y;
             s += y;
         }
     }
@@ -132,7 +133,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
     const float M = gpu::warp_allreduce(ms.a, gpu::MaxOp{});
     const float S = gpu::warp_allreduce(ms.b == 0.0f ? 0.0f : ms.b * exp_f32(ms.a - M), gpu::SumOp{});
     const float inv = 1.0f / S;
-    const float scale = kKeepExp ? exp_f32(m_exp - M) * inv : inv;  // f32 holds exp(x - m_exp)
+    const float scale = kKeepExp ? exp_f32(m_exp - M) * inv : inv;  // ex holds exp(x - m_exp)
 
     T *y_row = out + oo + start;
     if constexpr (!kKeepExp) rewiden_later(v);
@@ -140,11 +141,16 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
     for (int j = 0; j < kVecs; ++j) {
         const int e0 = (j * kThreads + t) * P;
         if (e0 < n) {
-            float w[P];
-            gpu::widen(v[j], w);
             Vec<T, P> o;
+            if constexpr (kKeepExp) {
 #pragma unroll
-            for (int e = 0; e < P; ++e) o.v[e] = dev::from_f32<T>((kKeepExp ? w[e] : exp_out<T>(w[e] - M)) * scale);
+                for (int e = 0; e < P; ++e) o.v[e] = dev::from_f32<T>(ex[j][e] * scale);
+            } else {
+                float w[P];
+                gpu::widen(v[j], w);
+#pragma unroll
+                for (int e = 0; e < P; ++e) o.v[e] = dev::from_f32<T>(exp_out<T>(w[e] - M) * scale);
+            }
             gpu::store_out_vec<P>(y_row + e0, o);
         }
     }

@@ -365,11 +365,13 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
 // rows_cluster.cuh's block shapes: the first entry of the element size whose
 // cluster of max_blocks holds the row takes it. f32: 512 threads of 32
 // values (16384 a block, 2 blocks an SM), up to 16 blocks (262144 columns;
-// 9-16 are the non-portable cluster sizes). 16-bit: 128 threads of 64 values
-// kept as 16-bit in 32 registers (8192 a block, 8 blocks an SM at 64
-// registers; 256 threads of 32 values kept as 16-bit, 4 blocks an SM,
-// measured slower at every shape this entry takes), then for rows past 65536
-// columns 512 threads of 64 (32768 a block, 2 blocks an SM), up to 8 blocks.
+// 9-16 are the non-portable cluster sizes). 16-bit, 8192 a block: up to 4
+// blocks 128 threads of 64 values kept as 16-bit in 32 registers (8 blocks an
+// SM at 64 registers; 256 threads of 32 values kept as 16-bit, 4 blocks an SM,
+// measured slower at every shape this entry takes), then up to 8 blocks 256
+// threads of 32 values whose exps are kept as floats (taken once; 4 blocks an
+// SM at 56 registers); past 65536 columns 512 threads of 64 (32768 a block, 2
+// blocks an SM), up to 8 blocks.
 struct ClusterRows {
     int64_t esize;
     int threads;
@@ -379,7 +381,8 @@ struct ClusterRows {
 };
 constexpr ClusterRows kClusterRows[] = {
     {4, 512, 8, 0, 16},
-    {2, 128, 8, 8, 8},
+    {2, 128, 8, 8, 4},
+    {2, 256, 4, 4, 8},
     {2, 512, 8, 2, 8},
 };
 constexpr size_t kClusterRowsCount = std::size(kClusterRows);
@@ -399,6 +402,11 @@ constexpr int64_t cluster_block_elements(const ClusterRows &c) {
 // was 1.01-1.17x and the plan stopped at 8 waves; at a few waves that kernel
 // was 0.77-0.98x (H100, 2026-12-05: 150x40000, 256x65536, 300x60000,
 // 512x65536), and the pushed pairs take 0.86-0.99x of its time (2026-12-06).
+// The 16-bit 256-thread entry against the 128-thread one (f16 and bf16, from
+// memory and in the L2; H100, 2026-12-06): 150x40000 0.84-0.90x, 256x65536
+// 0.94-0.96x, 512x65536 0.97x, 1024x40000 0.98-0.99x, 2048x65536 0.99x, but
+// 4096x32776 1.07-1.08x (slices of 80% of a block, 39 waves); at 4 blocks
+// mixed (4096x32768 0.98x, 4096x24584 1.07x), so the 128-thread entry keeps 4.
 // The 16-bit 512-thread entry: 0.94x at 300x200000, 0.97x at 1024x131072,
 // 0.99-1.00x at 256x262144 (H100, 2026-12-06). f32 rows of 131073-262144
 // columns on 9-16 blocks: 0.95-0.97x (64x262144 52.4 -> 50.0 us, 256x262144

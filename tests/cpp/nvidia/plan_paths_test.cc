@@ -392,15 +392,17 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
 }
 
 // Rows of whole vectors past 16384 columns that a cluster holds (f32: up to
-// 16 blocks of 16384 values, 9-16 in the test below; 16-bit: up to 8 of 8192,
-// or of 32768 past 65536 columns), with rows * blocks at least the SM count: a
-// row over a cluster, in registers, whatever the number of waves.
+// 16 blocks of 16384 values, 9-16 in the test below; 16-bit: up to 4 blocks of
+// 8192 values kept as 16-bit, 5-8 of 8192 with their exps kept as floats, or
+// up to 8 of 32768 past 65536 columns), with rows * blocks at least the SM
+// count: a row over a cluster, in registers, whatever the number of waves.
 TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const bool f32 = dt == OPRT_DTYPE_F32;
         {
             ExpectKernel k("rows_cluster");
             check_softmax(dt, {{300, 16392}}, 1, /*specials=*/true);  // 2 blocks a row (f32), 3 (16-bit)
+            check_softmax(dt, {{300, 30000}}, 1, true);  // 2 / 4 blocks (16-bit: the last as 16-bit values)
             check_softmax(dt, {{150, 40000}}, 1, true);  // 3 / 5 blocks: odd sizes, a short last slice
             check_softmax(dt, {{300, 60000}}, 1);        // 4 / 8 blocks
             check_softmax(dt, {{f32 ? 20 : 40, f32 ? 131072 : 65536}}, 1, true);  // 8 blocks
