@@ -402,7 +402,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
         {
             ExpectKernel k("rows_cluster");
             check_softmax(dt, {{300, 16392}}, 1, /*specials=*/true);  // 2 blocks a row (f32), 3 (16-bit)
-            check_softmax(dt, {{300, 30000}}, 1, true);  // 2 / 4 blocks (16-bit: the last as 16-bit values)
+            check_softmax(dt, {{300, 30000}}, 1, true);  // 2 / 4 blocks (16-bit: the most kept as 16-bit)
             check_softmax(dt, {{150, 40000}}, 1, true);  // 3 / 5 blocks: odd sizes, a short last slice
             check_softmax(dt, {{300, 60000}}, 1);        // 4 / 8 blocks
             check_softmax(dt, {{f32 ? 20 : 40, f32 ? 131072 : 65536}}, 1, true);  // 8 blocks
