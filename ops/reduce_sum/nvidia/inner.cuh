@@ -385,8 +385,8 @@ void launch_inner_tiles(const T *in, T *out, void *workspace, InnerParams q, int
 inline int flight_rows(int64_t W, int64_t chunks) { return W == 4 && chunks == 1 ? 8 : 16; }
 
 // Flight warps: warps of G = kFlightWarpRows rows by (warp width) / G
-// columns, R = kFlightWarpInFlight rows in flight a lane; 16-bit, in on a
-// 16-byte boundary, whole vectors.
+// columns, R = kFlightWarpInFlight rows in flight a lane; in on a 16-byte
+// boundary, whole vectors.
 constexpr int kFlightWarpRows = 8;       // G
 constexpr int kFlightWarpInFlight = 16;  // R
 template <typename T>

@@ -21,7 +21,7 @@
 //                                                          -> one pass, 16-column tiles
 //     an axis >= 16x an inner run of >= 1024               -> 256-byte tile rows, split
 //     outer 1, whole vectors, 2^22 to under 2^24 elements:
-//       16-bit, an axis of 120-128 under a longer inner run -> flight warps (a column's
+//       an axis of 120-128 under a longer inner run        -> flight warps (a column's
 //                                          rows joined by shuffles), one pass
 //       16-bit, a dense inner run of 128 under a longer axis
 //                                                          -> column sweep (one moving
@@ -173,18 +173,21 @@ constexpr int64_t kFlightMinElements = int64_t(1) << 22;
 constexpr int64_t kFlightMaxElements = int64_t(1) << 24;
 constexpr int64_t kFlightMinSide = 128;
 constexpr int kFlightThreads = 256;
-// Flight warps (reduce_inner_flight_warp_kernel): 16-bit, outer 1, whole
-// 16-byte columns, 2^22 to under 2^24 elements, an axis of kFlightWarpMinAxis
-// to kFlightWarpMaxAxis rows under a longer inner run (the flight tiles' one-pass
+// Flight warps (reduce_inner_flight_warp_kernel): outer 1, whole 16-byte
+// columns, 2^22 to under 2^24 elements, an axis of kFlightWarpMinAxis to
+// kFlightWarpMaxAxis rows under a longer inner run (the flight tiles' one-pass
 // side): one pass, 256 threads, warps of G = 8 rows by (warp width) / G columns
 // (4 on 32 lanes), R = 16 rows in flight a lane (a warp's round covers G * R =
 // 128 rows). H200, 2026-12-02, camp_reduce_sum_bench, hot / dram: (128, 65536)
 // axis 0 f16 inner_flight 4.36 / 6.59 -> flight_warp t256 g8 r16 3.65 / 6.19 us
 // (torch 3.87 / 6.55), bf16 4.33 / 6.53 -> 3.59 / 6.20; (127, 65536) f16 3.61 /
-// 6.19 (hot + dram 9.80 against the best inner tile's 11.68). A short axis leaves
-// half of a round's loads empty: (64, 131072) f16 5.68 / 8.36 against the inner
-// tile's 4.50 / 6.68, so the rule starts just under the measured 127-128 rows.
-// Longer axes keep the flight tiles; f32 keeps them too (not measured).
+// 6.19 (hot + dram 9.80 against the best inner tile's 11.68). f32, H100,
+// 2026-12-07, run_ops bench, hot / dram against the flight and inner tiles:
+// (128, 65536) 7.71 / 13.12 -> 6.51 / 12.59 us, (127, 65536) 9.12 / 13.17 ->
+// 6.43 / 12.58, (125, 40000) 6.36 / 10.05 -> 4.22 / 8.61, (124, 100000) 22.7 /
+// 23.0 -> 18.1 / 18.3. A short axis leaves half of a round's loads empty: (64,
+// 131072) f16 5.68 / 8.36 against the inner tile's 4.50 / 6.68, so the rule
+// starts just under the measured 127-128 rows. Longer axes keep the flight tiles.
 constexpr int64_t kFlightWarpMaxAxis = 128;
 constexpr int64_t kFlightWarpMinAxis = 120;
 constexpr int kFlightWarpThreads = 256;
@@ -332,11 +335,9 @@ oprt_status_t run_typed(const AxisPlan &p, const ExecArgs &args, dev::stream_t s
         break;
     }
     case kInnerFlightWarp:
-        if constexpr (sizeof(T) == 2) {  // the plan's range: 16-bit only
-            if (gpu::aligned_to(in, gpu::kVectorBytes)) {
-                launch_flight_warp(in, out, L, p.in_axis_stride, p.inner, int(p.launch[0]), stream);
-                break;
-            }
+        if (gpu::aligned_to(in, gpu::kVectorBytes)) {
+            launch_flight_warp(in, out, L, p.in_axis_stride, p.inner, int(p.launch[0]), stream);
+            break;
         }
         // Off a 16-byte boundary: the inner tile with scalar columns, one pass
         // (no workspace), as the flight tile's one-pass fallback.
@@ -483,7 +484,7 @@ oprt_status_t plan(AxisPlan &p) {
     TileShape t{};
     const int64_t elems = p.outer * L * p.inner;
     const bool flight_range = p.outer == 1 && V == W && elems >= kFlightMinElements && elems < kFlightMaxElements;
-    if (flight_range && W == 8 && L >= kFlightWarpMinAxis && L <= kFlightWarpMaxAxis && p.inner > L) {
+    if (flight_range && L >= kFlightWarpMinAxis && L <= kFlightWarpMaxAxis && p.inner > L) {
         // Flight warps, one pass (see kFlightWarpMaxAxis).
         p.launch[0] = kFlightWarpThreads;
         p.kernel = kInnerFlightWarp;

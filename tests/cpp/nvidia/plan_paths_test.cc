@@ -530,8 +530,8 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
         {
             // Outer 1, 2^22 to under 2^24 elements, both sides >= 128: flight
             // tiles, split when the axis is the longer side; an input off a
-            // 16-byte boundary runs the inner tile with scalar columns. (16-bit
-            // (65536, 128) and (128, 65536): ReduceSumInnerFlightWarpAndColumnSweep.)
+            // 16-byte boundary runs the inner tile with scalar columns. ((128,
+            // 65536), and 16-bit (65536, 128): ReduceSumInnerFlightWarpAndColumnSweep.)
             ExpectKernel k("inner_flight_split_two_pass");
             if (dt == OPRT_DTYPE_F32) {
                 check_reduce_sum(dt, {{65536, 128}}, 0);
@@ -542,25 +542,22 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerSplit) {
         }
         {
             ExpectKernel k("inner_flight");
-            if (dt == OPRT_DTYPE_F32) {
-                check_reduce_sum(dt, {{128, 65536}}, 0);
-                check_reduce_sum(dt, {{128, 65536}, {}, 2}, 0);  // misaligned: the fallback
-            }
             check_reduce_sum(dt, {{200, 32768}}, 0, false, Fill::kUniform);
             check_reduce_sum(dt, {{200, 32768}, {}, 2}, 0);  // misaligned: the fallback
         }
     }
 }
 
-// 16-bit first axes in the flight tiles' range (outer 1, whole 16-byte
-// columns, 2^22 to under 2^24 elements): an axis of 120-128 rows under a longer
-// inner run takes flight warps (one pass, no workspace); a dense inner run of
+// First axes in the flight tiles' range (outer 1, whole 16-byte columns, 2^22
+// to under 2^24 elements): an axis of 120-128 rows under a longer inner run
+// takes flight warps (one pass, no workspace); 16-bit, a dense inner run of
 // 128 under a longer axis the column sweep, then the row kernel over each
 // column's partials (one block a SM). Inputs off a 16-byte boundary run the
 // inner tile with scalar columns at execute, under the same name. Just outside
-// each rule, and f32 on the same shapes, the flight tiles or inner tiles as before.
+// each rule, and f32 on the column sweep's shapes, the flight tiles or inner
+// tiles as before.
 TEST_F(NvidiaPlanPaths, ReduceSumInnerFlightWarpAndColumnSweep) {
-    for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
+    for (oprt_dtype_t dt : {OPRT_DTYPE_F32, OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
         {
             ExpectKernel k("inner_flight_warp");
             check_reduce_sum(dt, {{128, 65536}}, 0);
@@ -575,6 +572,19 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerFlightWarpAndColumnSweep) {
             check_reduce_sum(dt, {{127, 65536}, {}, 1}, 0, false, Fill::kUniform);
         }
         {
+            ExpectKernel k("inner_flight");
+            check_reduce_sum(dt, {{129, 65536}}, 0);  // the axis past kFlightWarpMaxAxis
+            check_reduce_sum(dt, {{256, 32768}}, 0);
+        }
+        {
+            ExpectKernel k("inner_tile");
+            check_reduce_sum(dt, {{119, 65536}}, 0);  // the axis under kFlightWarpMinAxis
+            check_reduce_sum(dt, {{64, 131072}}, 0, false, Fill::kUniform);
+            check_reduce_sum(dt, {{2, 128, 32768}}, 1);  // outer 2
+        }
+    }
+    for (oprt_dtype_t dt : {OPRT_DTYPE_F16, OPRT_DTYPE_BF16}) {
+        {
             ExpectKernel k("inner_column_sweep_two_pass");
             check_reduce_sum(dt, {{65536, 128}}, 0);
             check_reduce_sum(dt, {{65536, 128}}, 0, false, Fill::kUniform);
@@ -588,31 +598,16 @@ TEST_F(NvidiaPlanPaths, ReduceSumInnerFlightWarpAndColumnSweep) {
             check_reduce_sum(dt, {{65539, 128}, {}, 1}, 0, false, Fill::kUniform);
         }
         {
-            ExpectKernel k("inner_flight");
-            check_reduce_sum(dt, {{129, 65536}}, 0);  // the axis past kFlightWarpMaxAxis
-            check_reduce_sum(dt, {{256, 32768}}, 0);
-        }
-        {
             ExpectKernel k("inner_flight_split_two_pass");
             check_reduce_sum(dt, {{32768, 256}}, 0);           // an inner run of 256
             check_reduce_sum(dt, {{65536, 136}}, 0);           // 136
             check_reduce_sum(dt, {{65536, 128}, {136, 1}}, 0);  // 128, padded rows: not dense
         }
         {
-            ExpectKernel k("inner_tile");
-            check_reduce_sum(dt, {{119, 65536}}, 0);  // the axis under kFlightWarpMinAxis
-            check_reduce_sum(dt, {{64, 131072}}, 0, false, Fill::kUniform);
-            check_reduce_sum(dt, {{2, 128, 32768}}, 1);  // outer 2
-        }
-        {
             ExpectKernel k("inner_tile_split_two_pass");
             check_reduce_sum(dt, {{2, 65536, 64}}, 1);  // outer 2
             check_reduce_sum(dt, {{65536, 120}}, 0);    // an inner run under 128
         }
-    }
-    {
-        ExpectKernel k("inner_tile");  // f32: as before (an axis under the flight tiles' 128 rows)
-        check_reduce_sum(OPRT_DTYPE_F32, {{127, 65536}}, 0, false, Fill::kUniform);
     }
     {
         ExpectKernel k("inner_flight_split_two_pass");
