@@ -415,7 +415,8 @@ constexpr int64_t cluster_block_elements(const ClusterRows &c) {
 // 300x200000. 16-bit clusters of 16 blocks did not pay: 256 threads of 8
 // vectors took 0.99-1.10x, and with their exps kept as floats (90 registers)
 // 1.04-1.28x; 512 threads of 4 vectors kept as floats (64 registers) took
-// 1.07-1.35x, and 1024 of 4 on up to 8 blocks 1.19-1.52x (H100, 2026-12-06).
+// 1.07-1.35x, and 1024 of 4 on up to 8 blocks 1.19-1.52x (H100, 2026-12-06);
+// 256 of 4 kept as floats on 9-16 blocks 0.90-1.07x by shape (2026-12-07).
 
 // f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
 // kClusterRows, where that entry is of T's size (otherwise nothing).
