@@ -117,12 +117,13 @@ cp -r "$REPO_ROOT/tests" "$WORK/suite/tests"
 mkdir -p "$WORK/suite/python"
 cp -r "$REPO_ROOT/python/operator_runtime_testing" "$WORK/suite/python/"
 # The tests of the checkout's own tools (camp.py exercise/judge/new-op, the camp guide, the
-# commands in the docs, the CMake configuration, scripts/perf/ncu_hotspots.py and sass_loads.py)
-# need the source tree, not the package: they run in the plain suite.
+# commands in the docs, the CMake configuration, scripts/perf/ncu_hotspots.py, sass_loads.py and
+# ab_bench.sh) need the source tree, not the package: they run in the plain suite.
 rm -f "$WORK/suite/tests/test_camp_exercise.py" "$WORK/suite/tests/test_camp_newop.py" \
       "$WORK/suite/tests/test_camp_guide.py" "$WORK/suite/tests/test_camp_judge.py" \
       "$WORK/suite/tests/test_build_config.py" "$WORK/suite/tests/test_docs_commands.py" \
-      "$WORK/suite/tests/test_ncu_hotspots.py" "$WORK/suite/tests/test_sass_loads.py"
+      "$WORK/suite/tests/test_ncu_hotspots.py" "$WORK/suite/tests/test_sass_loads.py" \
+      "$WORK/suite/tests/test_ab_bench.py"
 find "$WORK/suite" -name __pycache__ -prune -exec rm -rf {} +
 (cd "$WORK/suite" && CAMP_EXPECT_INSTALLED=1 "$VPY" -m pytest tests -q -rs -p no:cacheprovider \
     --backend "$TEST_BACKEND")
