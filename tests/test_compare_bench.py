@@ -107,4 +107,3 @@ def test_two_cpu_bench_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "relu" in p.stdout and "2^12" in p.stdout and "peer" in p.stdout and "numpy" in p.stdout
     assert "after.json:" in p.stdout and "(2 rows, geometric mean" in p.stdout
-
