@@ -135,6 +135,15 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 1024, 1280, 8, 256, 1},
     {2, 1280, 1536, 8, 128, 2},
     {2, 1280, 1536, 31, 32, 6, 0, Feed::kStaged},  // a warp a row, 48 values a lane (4080x1536)
+    // 1537-2048: 128 x 2 (the unbounded entry's shape, 2048 values) holds
+    // the row with few empty slots, where the entries below, shaped for 2304,
+    // hold 4096 (256 x 2) or 2304 (the warp): against them in run_ops' chains
+    // of calls (from memory / in the L2; bf16, f16 alike): 2032x2048 7.16 /
+    // 4.50 -> 6.67 / 3.82 us, 1008x2048 4.21 / 3.51 -> 4.02 / 2.63, 2000x1700
+    // 7.68 / 5.49 -> 6.37 / 4.63, 600x1800 3.80 / 3.46 -> 3.73 / 2.98,
+    // 300x1600 3.21 / 2.75 -> 2.58 / 2.41; 144x2048 from memory 3.02 -> 3.15
+    // (H100, 2026-12-07).
+    {2, 1536, 2048, 0, 128, 2},
     {2, 1536, 2304, 8, 256, 2, 8},  // 8 blocks an SM (1008x2304 bf16 from memory 4.88 -> 4.12 us)
     {2, 1536, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
     {2, 2304, 4096, 63, 256, 2},

@@ -168,7 +168,7 @@ TEST_F(NvidiaSoftmaxRowsRegisters, BoundAndStaged) {
     check_all_dtypes<4, 1, 0, kStaged>();    // groups smaller than a vector's 16-bit head
 }
 
-// The persistent feeds (the plan's 16-bit rows of 1537-2304 take <32, 9, 0,
+// The persistent feeds (the plan's 16-bit rows of 2049-2304 take <32, 9, 0,
 // ring>, its f32 ones <32, 18, 0, persistent>; <256, 2> and <256, 4> are
 // groups of whole warps): one block (every group loops over all its rows),
 // three and seven blocks (rows not a multiple of the grid's, the last round
