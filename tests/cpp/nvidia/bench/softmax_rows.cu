@@ -54,10 +54,10 @@
 //                                                          [--hot-launches N]
 // (--hot-launches: the calls one graph of the hot condition holds, 20 unless
 // given; tests/run_ops.py captures up to 4096.)
-// (--shape also takes 4096x8192 and 2048x16384, rows the register kernels hold
-// beyond the short-row cases; 16384x2304, 8192x2304, 16384x2560 and 16384x3000,
-// many rows just past 2048 columns; and 4080x1535, 2032x2303, 32768x127, 784x3839,
-// rows of odd length; none run by default.)
+// (--shape takes any ROWSxCOLS in place of the default list, rows up to 16384
+// columns: e.g. 4096x8192 and 2048x16384, rows the register kernels hold beyond
+// the short-row cases; 16384x2304 and 16384x3000, many rows just past 2048
+// columns; 4080x1535, 2032x2303, 784x3839, rows of odd length.)
 // or by hand (one line):
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. -Iinclude
 //        tests/cpp/nvidia/bench/softmax_rows.cu -o softmax_rows -Lbuild-nvidia -lcamp_ops
@@ -113,10 +113,25 @@ struct Shape {
 const Shape kShapes[] = {{4, 1024},    {144, 1280},  {1008, 1280},  {1024, 1024}, {1008, 2304},
                          {2032, 2304}, {784, 3840},  {4080, 1536},  {16384, 1024}, {65536, 1024},
                          {32768, 128}, {8192, 4096}, {1024, 4096}, {32768, 32}, {32768, 64}};
-// Rows the register kernels hold beyond the short-row cases, and rows of odd
-// length (the kernels' general forms), run when --shape names them.
-const Shape kLongerShapes[] = {{4096, 8192}, {2048, 16384}, {4080, 1535}, {2032, 2303}, {32768, 127},
-                               {784, 3839},  {16384, 2304}, {8192, 2304},  {16384, 2560}, {16384, 3000}};
+
+// The shapes of --shape's list, ROWSxCOLS separated by commas (empty: kShapes).
+std::vector<Shape> shapes_to_run(const std::string &csv) {
+    if (csv.empty()) return std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
+    std::vector<Shape> run;
+    size_t start = 0;
+    while (start < csv.size()) {
+        size_t end = csv.find(',', start);
+        if (end == std::string::npos) end = csv.size();
+        long long rows = 0, cols = 0;
+        if (std::sscanf(csv.substr(start, end - start).c_str(), "%lldx%lld", &rows, &cols) == 2 && rows > 0 &&
+            cols > 0)
+            run.push_back({rows, cols});
+        else
+            std::printf("--shape: '%s' is not ROWSxCOLS; left out\n", csv.substr(start, end - start).c_str());
+        start = end + 1;
+    }
+    return run;
+}
 
 // bf16, the fastest peer (torch, inductor, Triton, QuACK) of the benchmark
 // record of 2026-12-05 (H200, tests/run_ops.py): dram and hot, us.
@@ -639,12 +654,7 @@ int main(int argc, char **argv) {
     g_sms = prop.multiProcessorCount;
     oprt_set_backend(OPRT_BACKEND_NVIDIA);
     CK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
-    std::vector<Shape> run = std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
-    if (!shapes.empty()) run.insert(run.end(), std::begin(kLongerShapes), std::end(kLongerShapes));
-    for (const Shape &s : run) {
-        char name[32];
-        std::snprintf(name, sizeof name, "%lldx%lld", (long long)s.rows, (long long)s.cols);
-        if (!listed(shapes, name)) continue;
+    for (const Shape &s : shapes_to_run(shapes)) {
         if (listed(dtypes, "f32")) run_case<float>(s.rows, s.cols);
         if (listed(dtypes, "f16")) run_case<__half>(s.rows, s.cols);
         if (listed(dtypes, "bf16")) run_case<__nv_bfloat16>(s.rows, s.cols);
