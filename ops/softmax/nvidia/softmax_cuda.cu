@@ -96,6 +96,16 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 1024, 1280, 2, 512, 1},
     {4, 1024, 1280, 8, 256, 2},
     {4, 1280, 1536, 31, 128, 4},
+    // 1537-2048: 512 threads of one vector at <= 2 rows an SM, else 128 x 4
+    // (the unbounded entry's shape), ahead of the entries shaped for 2304.
+    // Against them in run_ops' chains of calls (from memory / in the L2):
+    // 144x2048 3.67 / 3.73 -> 2.81 / 2.25 us, 100x1800 4.08 / 3.57 -> 2.60 /
+    // 2.14, 300x1600 4.23 / 3.34 -> 3.10 / 2.64, 2000x1700 10.79 / 6.90 ->
+    // 10.09 / 5.49, 1500x2048 in the L2 7.00 -> 5.36; slower 1500x2048 from
+    // memory 10.33 -> 10.94, 264x2048 1.02-1.04x, 264x1537 (rows off 16-byte
+    // boundaries) 3.17 / 2.33 -> 3.48 / 3.00 (H100, 2026-12-07).
+    {4, 1536, 2048, 2, 512, 1},
+    {4, 1536, 2048, 0, 128, 4},
     {4, 1536, 2304, 8, 256, 4},
     // A warp a row, 72 values a lane, the next row in registers (2032x2304:
     // 9.84 -> 8.90 us in the L2, 14.03 -> 13.54 from memory against 128 x 8;

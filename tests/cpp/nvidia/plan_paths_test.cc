@@ -173,8 +173,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxShortRowBenchShapes) {
     }
 }
 
-// The persistent entries of kRegisterRows (rows of 9-16 a SM of 1537-2304
-// columns f32, 2049-2304 16-bit) at the edges of their bands and row
+// The persistent entries of kRegisterRows (rows of 9-16 a SM of 2049-2304
+// columns) at the edges of their band and row
 // bounds, odd row counts and lengths, rows off 16-byte boundaries, outer dims
 // that do not merge, special values, values near the type's range; one step
 // past a bound, the entry beside it. (On an H200 a grid of resident 16-bit
@@ -189,13 +189,12 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersPersistent) {
         const bool f32 = dt == OPRT_DTYPE_F32;
         {
             ExpectKernel k("rows_registers_persistent");
-            for (int64_t L : {f32 ? int64_t(1537) : int64_t(2049), int64_t(2303), int64_t(2304)})
+            for (int64_t L : {int64_t(2049), int64_t(2303), int64_t(2304)})
                 check_softmax(dt, {{8 * s + 1, L}}, 1, /*specials=*/true);
-            if (f32) check_softmax(dt, {{8 * s + 1, 2048}}, 1, /*specials=*/true);
             check_softmax(dt, {{16 * s, 2304}}, 1);
-            if (!f32) check_softmax(dt, {{12 * s + 7, 2111}}, 1, /*specials=*/true);
+            check_softmax(dt, {{12 * s + 7, 2111}}, 1, /*specials=*/true);
             check_softmax(dt, {{12 * s + 7, 2304}, {}, 1}, 1, false, {}, /*out_offset=*/1);  // heads on every row
-            check_softmax(dt, {{12 * s + 7, f32 ? 2000 : 2304}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
+            check_softmax(dt, {{12 * s + 7, 2304}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
             // Outer dims that do not merge.
             check_softmax(dt, {{3, 4 * s + 1, 2104}, {(4 * s + 2) * 2104, 2104, 1}}, -1);
             check_softmax(dt, {{8 * s + 1, 2304}}, 1, false, {}, 0, nullptr, near_range_limit(dt));
@@ -205,7 +204,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersPersistent) {
             check_softmax(dt, {{8 * s, 2304}}, 1);
             if (f32) check_softmax(dt, {{16 * s + 1, 2304}}, 1);
             check_softmax(dt, {{8 * s + 1, 1536}}, 1);
-            if (!f32) check_softmax(dt, {{8 * s + 1, 2048}}, 1);  // 16-bit 1537-2048: 128 x 2
+            check_softmax(dt, {{8 * s + 1, 2048}}, 1);  // 1537-2048: 128 threads of 2048 values
+            check_softmax(dt, {{2 * s, 2048}}, 1, /*specials=*/true);  // f32 up to 2 rows an SM: a vector a thread
+            check_softmax(dt, {{2 * s + 1, 1537}}, 1);
             check_softmax(dt, {{8 * s + 1, f32 ? 2308 : 2305}}, 1);  // the next band (f32: whole vectors)
         }
     }
