@@ -96,22 +96,22 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 1024, 1280, 2, 512, 1},
     {4, 1024, 1280, 8, 256, 2},
     {4, 1280, 1536, 31, 128, 4},
-    // 1537-2048: 512 threads of one vector at <= 2 rows an SM, else 128 x 4
-    // (the unbounded entry's shape), ahead of the entries shaped for 2304.
-    // Against them in run_ops' chains of calls (from memory / in the L2):
-    // 144x2048 3.67 / 3.73 -> 2.81 / 2.25 us, 100x1800 4.08 / 3.57 -> 2.60 /
-    // 2.14, 300x1600 4.23 / 3.34 -> 3.10 / 2.64, 2000x1700 10.79 / 6.90 ->
-    // 10.09 / 5.49, 1500x2048 in the L2 7.00 -> 5.36; slower 1500x2048 from
-    // memory 10.33 -> 10.94, 264x2048 1.02-1.04x, 264x1537 (rows off 16-byte
-    // boundaries) 3.17 / 2.33 -> 3.48 / 3.00 (H100, 2026-12-07).
+    // 1537-2048: 512 threads of one vector at <= 2 rows an SM, else the
+    // unbounded 128 x 4; the entries shaped for 2304 take only 2049-2304.
+    // Against those entries at 1537-2048, in run_ops' chains of calls (from
+    // memory / in the L2): 144x2048 3.67 / 3.73 -> 2.81 / 2.25 us, 100x1800
+    // 4.08 / 3.57 -> 2.60 / 2.14, 300x1600 4.23 / 3.34 -> 3.10 / 2.64,
+    // 2000x1700 10.79 / 6.90 -> 10.09 / 5.49, 1500x2048 in the L2 7.00 ->
+    // 5.36; slower 1500x2048 from memory 10.33 -> 10.94, 264x2048
+    // 1.02-1.04x, 264x1537 (rows off 16-byte boundaries) 3.17 / 2.33 -> 3.48
+    // / 3.00 (H100, 2026-12-07).
     {4, 1536, 2048, 2, 512, 1},
-    {4, 1536, 2048, 0, 128, 4},
-    {4, 1536, 2304, 8, 256, 4},
+    {4, 2048, 2304, 8, 256, 4},
     // A warp a row, 72 values a lane, the next row in registers (2032x2304:
     // 9.84 -> 8.90 us in the L2, 14.03 -> 13.54 from memory against 128 x 8;
     // odd lengths lost, 2032x2303 10.22 -> 11.55 and 14.48 -> 14.89; H100,
     // 2026-12-06).
-    {4, 1536, 2304, 16, 32, 18, 0, Feed::kPersistent},
+    {4, 2048, 2304, 16, 32, 18, 0, Feed::kPersistent},
     // 512 x 2 at <= 3 rows an SM, against 256 x 4 in run_ops' chains of calls
     // (from memory / in the L2): 144x4096 4.90 / 4.25 -> 4.50 / 3.61 us,
     // 300x4096 5.79 / 4.09 -> 5.43 / 3.72, 300x4095 6.03 / 4.54 -> 5.65 /
@@ -145,17 +145,16 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 1024, 1280, 8, 256, 1},
     {2, 1280, 1536, 8, 128, 2},
     {2, 1280, 1536, 31, 32, 6, 0, Feed::kStaged},  // a warp a row, 48 values a lane (4080x1536)
-    // 1537-2048: 128 x 2 (the unbounded entry's shape, 2048 values) holds
-    // the row with few empty slots, where the entries below, shaped for 2304,
-    // hold 4096 (256 x 2) or 2304 (the warp): against them in run_ops' chains
-    // of calls (from memory / in the L2; bf16, f16 alike): 2032x2048 7.16 /
-    // 4.50 -> 6.67 / 3.82 us, 1008x2048 4.21 / 3.51 -> 4.02 / 2.63, 2000x1700
-    // 7.68 / 5.49 -> 6.37 / 4.63, 600x1800 3.80 / 3.46 -> 3.73 / 2.98,
-    // 300x1600 3.21 / 2.75 -> 2.58 / 2.41; 144x2048 from memory 3.02 -> 3.15
-    // (H100, 2026-12-07).
-    {2, 1536, 2048, 0, 128, 2},
-    {2, 1536, 2304, 8, 256, 2, 8},  // 8 blocks an SM (1008x2304 bf16 from memory 4.88 -> 4.12 us)
-    {2, 1536, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
+    // 2049-2304 only: rows of 1537-2048 take the unbounded 128 x 2 (2048
+    // values, few empty slots), where these hold 4096 (256 x 2) or 2304 (the
+    // warp). Against these entries at 1537-2048, in run_ops' chains of calls
+    // (from memory / in the L2; bf16, f16 alike): 2032x2048 7.16 / 4.50 ->
+    // 6.67 / 3.82 us, 1008x2048 4.21 / 3.51 -> 4.02 / 2.63, 2000x1700 7.68 /
+    // 5.49 -> 6.37 / 4.63, 600x1800 3.80 / 3.46 -> 3.73 / 2.98, 300x1600 3.21
+    // / 2.75 -> 2.58 / 2.41; 144x2048 from memory 3.02 -> 3.15 (H100,
+    // 2026-12-07).
+    {2, 2048, 2304, 8, 256, 2, 8},  // 8 blocks an SM (1008x2304 bf16 from memory 4.88 -> 4.12 us)
+    {2, 2048, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
     {2, 2304, 4096, 63, 256, 2},
     // f16 / bf16, every other row; 33-64: two vectors a thread (32768 x 64
     // bf16 with the rows in the L2: 2.55 against 2.88 us; H200, 2026-12-04);
