@@ -95,7 +95,7 @@ softmax_warp_fused_kernel(const T *__restrict__ in, T *__restrict__ out, SlicePa
         s = gpu::warp_allreduce(s, gpu::SumOp{});
         const float inv = 1.0f / s;
         for (int64_t k = lane; k < L; k += dev::kWarpSize)
-            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - m) * inv);
+            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out(dev::to_f32(in[io + k * q.S_in]) - m) * inv);
     });
 }
 
@@ -111,7 +111,7 @@ softmax_online_kernel(const T *__restrict__ in, T *__restrict__ out, SliceParams
         ms = gpu::warp_allreduce(ms, CombineOp{});
         const float inv = 1.0f / ms.b;
         for (int64_t k = lane; k < L; k += dev::kWarpSize)
-            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out<T>(dev::to_f32(in[io + k * q.S_in]) - ms.a) * inv);
+            out[oo + k * q.S_out] = dev::from_f32<T>(exp_out(dev::to_f32(in[io + k * q.S_in]) - ms.a) * inv);
     });
 }
 

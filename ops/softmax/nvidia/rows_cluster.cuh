@@ -114,7 +114,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
         gpu::widen(v[j], w);
 #pragma unroll
         for (int e = 0; e < P; ++e) {
-            const float y = exp_out<T>(w[e] - m_exp);
+            const float y = exp_out(w[e] - m_exp);
             if constexpr (kKeepExp) ex[j][e] = y;
             s += y;
         }
@@ -149,7 +149,7 @@ softmax_rows_cluster_kernel(const T *__restrict__ in, T *__restrict__ out, int64
                 float w[P];
                 gpu::widen(v[j], w);
 #pragma unroll
-                for (int e = 0; e < P; ++e) o.v[e] = dev::from_f32<T>(exp_out<T>(w[e] - M) * scale);
+                for (int e = 0; e < P; ++e) o.v[e] = dev::from_f32<T>(exp_out(w[e] - M) * scale);
             }
             gpu::store_out_vec<P>(y_row + e0, o);
         }

@@ -196,12 +196,12 @@ __device__ __forceinline__ void reduce_store(float (&x)[kVecs * gpu::vector_widt
     m = row_allreduce<kThreads>(m, gpu::MaxOp{}, max_slots);
     float s = 0.0f;
     if constexpr (kGeneral) {
-        hx = exp_out<T>(hx - m);
+        hx = exp_out(hx - m);
         s = hx;
     }
 #pragma unroll
     for (int c = 0; c < E; ++c) {
-        x[c] = exp_out<T>(x[c] - m);
+        x[c] = exp_out(x[c] - m);
         s += x[c];
     }
     s = row_allreduce<kThreads>(s, gpu::SumOp{}, sum_slots);

@@ -162,13 +162,13 @@ softmax_rows_smem_kernel(const T *__restrict__ in, T *__restrict__ out, SmemRows
             Vec<float, P> f = gpu::load_vec<P>(buf + q * P);
 #pragma unroll
             for (int e = 0; e < P; ++e) {
-                f.v[e] = f.v[e] != neg_inf() ? exp_out<T>(f.v[e] - m) : 0.0f;
+                f.v[e] = f.v[e] != neg_inf() ? exp_out(f.v[e] - m) : 0.0f;
                 s += f.v[e];
             }
             gpu::store_vec<P>(buf + q * P, f);
         }
         for (int64_t i = cv * P + tid; i < cached; i += nt) {
-            buf[i] = buf[i] != neg_inf() ? exp_out<T>(buf[i] - m) : 0.0f;
+            buf[i] = buf[i] != neg_inf() ? exp_out(buf[i] - m) : 0.0f;
             s += buf[i];
         }
         s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);

@@ -96,16 +96,15 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 1024, 1280, 2, 512, 1},
     {4, 1024, 1280, 8, 256, 2},
     {4, 1280, 1536, 31, 128, 4},
-    // 1537-2048: 512 threads of one vector at <= 2 rows an SM, else the
-    // unbounded 128 x 4; the entries shaped for 2304 take only 2049-2304.
-    // Against those entries at 1537-2048, in run_ops' chains of calls (from
-    // memory / in the L2): 144x2048 3.67 / 3.73 -> 2.81 / 2.25 us, 100x1800
-    // 4.08 / 3.57 -> 2.60 / 2.14, 300x1600 4.23 / 3.34 -> 3.10 / 2.64,
-    // 2000x1700 10.79 / 6.90 -> 10.09 / 5.49, 1500x2048 in the L2 7.00 ->
-    // 5.36; slower 1500x2048 from memory 10.33 -> 10.94, 264x2048
-    // 1.02-1.04x, 264x1537 (rows off 16-byte boundaries) 3.17 / 2.33 -> 3.48
-    // / 3.00 (H100, 2026-12-07).
-    {4, 1536, 2048, 2, 512, 1},
+    // 1537-2048: 512 threads of one vector at <= 3 rows an SM, 256 of 2 at
+    // <= 12, else the unbounded 128 x 4; the entries shaped for 2304 take
+    // only 2049-2304. Against 128 x 4 at every row count, in run_ops'
+    // chains of calls (from memory / in the L2): 600x1800 4.75 / 3.33 ->
+    // 4.42 / 2.84 us, 1500x2048 10.83 / 6.18 -> 9.37 / 4.86, 800x2000 6.11 /
+    // 3.83 -> 5.73 / 3.19, 1200x2048 9.25 / 4.55 -> 7.77 / 4.16, 300x1600 in
+    // the L2 2.48 -> 2.07 (from memory 2.78 -> 2.95; H100, 2026-12-07).
+    {4, 1536, 2048, 3, 512, 1},
+    {4, 1536, 2048, 12, 256, 2},
     {4, 2048, 2304, 8, 256, 4},
     // A warp a row, 72 values a lane, the next row in registers (2032x2304:
     // 9.84 -> 8.90 us in the L2, 14.03 -> 13.54 from memory against 128 x 8;
@@ -118,8 +117,11 @@ constexpr RegisterRows kRegisterRows[] = {
     // 3.79. Up to 6 rows an SM it was faster from memory (784x3840 10.47 ->
     // 9.41, 400x3500 6.10 / 4.38 -> 5.61 / 3.68) but slower in the L2 at
     // 660x3000 (3.72 -> 4.59) and 528x4096 (3.95 -> 4.22); at 8 rows, slower
-    // (1024x4096 11.92 / 6.92 -> 12.64 / 7.56; H100, 2026-12-06).
-    {4, 2304, 4096, 3, 512, 2},
+    // (1024x4096 11.92 / 6.92 -> 12.64 / 7.56; H100, 2026-12-06). Capped at
+    // 3 blocks an SM: the form for rows off 16-byte boundaries then keeps 40
+    // registers, where 41 left 2 blocks an SM and 300 rows two waves
+    // (300x4095 6.40 / 4.40 -> 5.49 / 3.64 us; H100, 2026-12-07).
+    {4, 2304, 4096, 3, 512, 2, 3},
     {4, 2304, 4096, 8, 256, 4},
     {4, 2304, 4096, 63, 512, 2},
     // f32, every other row; up to 64 columns two vectors a thread (measured at

@@ -204,9 +204,12 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersPersistent) {
             check_softmax(dt, {{8 * s, 2304}}, 1);
             if (f32) check_softmax(dt, {{16 * s + 1, 2304}}, 1);
             check_softmax(dt, {{8 * s + 1, 1536}}, 1);
-            check_softmax(dt, {{8 * s + 1, 2048}}, 1);  // 1537-2048: 128 threads of 2048 values
-            check_softmax(dt, {{2 * s, 2048}}, 1, /*specials=*/true);  // f32 up to 2 rows an SM: a vector a thread
-            check_softmax(dt, {{2 * s + 1, 1537}}, 1);
+            // 1537-2048: 16-bit 128 threads of 2 vectors; f32 512 of 1 up to 3 rows
+            // an SM, 256 of 2 up to 12, then 128 of 4.
+            check_softmax(dt, {{3 * s, 2048}}, 1, /*specials=*/true);
+            check_softmax(dt, {{3 * s + 1, 1537}}, 1);
+            check_softmax(dt, {{12 * s, 2047}}, 1);
+            check_softmax(dt, {{12 * s + 1, 2048}}, 1, /*specials=*/true);
             check_softmax(dt, {{8 * s + 1, f32 ? 2308 : 2305}}, 1);  // the next band (f32: whole vectors)
         }
     }

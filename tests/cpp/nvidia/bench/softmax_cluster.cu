@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(kThreads) cluster_rows_kernel(const T *__restr
         float f[P];
         gpu::widen(gpu::load_vec<P>(x + q * P), f);
 #pragma unroll
-        for (int e = 0; e < P; ++e) s += sm::exp_out<T>(f[e] - m);
+        for (int e = 0; e < P; ++e) s += sm::exp_out(f[e] - m);
     }
     s = gpu::block_allreduce(s, gpu::SumOp{}, 0.0f, scratch);
     if (threadIdx.x == 0) pair = make_float2(m, s);
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(kThreads) cluster_rows_kernel(const T *__restr
         gpu::widen(gpu::load_vec<P>(x + q * P), f);
         gpu::Vec<T, P> o;
 #pragma unroll
-        for (int e = 0; e < P; ++e) o.v[e] = oprt::dev::from_f32<T>(sm::exp_out<T>(f[e] - row_max) * inv);
+        for (int e = 0; e < P; ++e) o.v[e] = oprt::dev::from_f32<T>(sm::exp_out(f[e] - row_max) * inv);
         gpu::store_vec_global<P>(y + q * P, o);
     }
     __cluster_barrier_wait();  // no block leaves while another may still read its pair
