@@ -147,6 +147,15 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 1024, 1280, 8, 256, 1},
     {2, 1280, 1536, 8, 128, 2},
     {2, 1280, 1536, 31, 32, 6, 0, Feed::kStaged},  // a warp a row, 48 values a lane (4080x1536)
+    // 1537-2048: 256 threads of one vector at 2-12 rows an SM, against the
+    // unbounded 128 x 2 in run_ops' chains of calls (from memory / in the L2,
+    // bf16; f16 alike): 144x2048 3.12 / 2.70 -> 2.56 / 2.46 us, 200x2048 3.24
+    // / 2.86 -> 2.61 / 2.16, 800x2000 4.18 / 3.33 -> 3.61 / 2.66, 600x1800
+    // 3.75 / 2.96 -> 3.31 / 2.65, 1200x2048 in the L2 3.59 -> 3.03; slower
+    // at up to one row an SM (100x1800 1.94 / 1.87 -> 2.59 / 2.33), which
+    // keeps 128 x 2 (H100, 2026-12-07).
+    {2, 1536, 2048, 1, 128, 2},
+    {2, 1536, 2048, 12, 256, 1},
     // 2049-2304 only: rows of 1537-2048 take the unbounded 128 x 2 (2048
     // values, few empty slots), where these hold 4096 (256 x 2) or 2304 (the
     // warp). Against these entries at 1537-2048, in run_ops' chains of calls
@@ -157,6 +166,12 @@ constexpr RegisterRows kRegisterRows[] = {
     // 2026-12-07).
     {2, 2048, 2304, 8, 256, 2, 8},  // 8 blocks an SM (1008x2304 bf16 from memory 4.88 -> 4.12 us)
     {2, 2048, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
+    // 512 x 1 at up to 2 rows an SM, against 256 x 2 (from memory / in the
+    // L2, bf16; f16 alike): 144x4096 3.28 / 3.00 -> 2.83 / 2.40 us, 200x3000
+    // 3.18 / 2.84 -> 2.80 / 2.33, 100x4000 3.12 / 2.57 -> 2.75 / 2.37;
+    // slower at 264x4095 (rows off 16-byte boundaries) 3.47 / 2.44 -> 3.84 /
+    // 2.76 (H100, 2026-12-07).
+    {2, 2304, 4096, 2, 512, 1},
     {2, 2304, 4096, 63, 256, 2},
     // f16 / bf16, every other row; 33-64: two vectors a thread (32768 x 64
     // bf16 with the rows in the L2: 2.55 against 2.88 us; H200, 2026-12-04);

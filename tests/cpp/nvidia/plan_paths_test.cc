@@ -204,12 +204,19 @@ TEST_F(NvidiaPlanPaths, SoftmaxRegistersPersistent) {
             check_softmax(dt, {{8 * s, 2304}}, 1);
             if (f32) check_softmax(dt, {{16 * s + 1, 2304}}, 1);
             check_softmax(dt, {{8 * s + 1, 1536}}, 1);
-            // 1537-2048: 16-bit 128 threads of 2 vectors; f32 512 of 1 up to 3 rows
-            // an SM, 256 of 2 up to 12, then 128 of 4.
+            // 1537-2048: f32 512 threads of 1 vector up to 3 rows an SM, 256 of 2
+            // up to 12, then 128 of 4; 16-bit 128 of 2 up to one row an SM, 256
+            // of 1 up to 12, then 128 of 2.
+            check_softmax(dt, {{s, 1800}}, 1);
+            check_softmax(dt, {{s + 1, 1537}}, 1, /*specials=*/true);
             check_softmax(dt, {{3 * s, 2048}}, 1, /*specials=*/true);
             check_softmax(dt, {{3 * s + 1, 1537}}, 1);
             check_softmax(dt, {{12 * s, 2047}}, 1);
             check_softmax(dt, {{12 * s + 1, 2048}}, 1, /*specials=*/true);
+            // 2305-4096 (16-bit 512 threads of 1 vector up to 2 rows an SM; f32 512
+            // of 2 up to 3).
+            check_softmax(dt, {{2 * s, 4095}}, 1, /*specials=*/true);
+            check_softmax(dt, {{3 * s + 1, 4096}}, 1);
             check_softmax(dt, {{8 * s + 1, f32 ? 2308 : 2305}}, 1);  // the next band (f32: whole vectors)
         }
     }
