@@ -1,16 +1,15 @@
 // What every softmax kernel shares, on every GPU backend (device_traits.cuh):
 // out = exp(x - max) / sum(exp(x - max)) along one axis, in f32, rounded once
 // on store. NaN propagates (through the sum); a slice of all -inf gives NaN,
-// as in PyTorch (exp(-inf - -inf) is NaN). Here: exp at each output's
-// precision, the running (max, sum) rules, where a row's 16-byte vectors
-// start, and the host helpers the launchers use. The kernel families, each
-// with its launch struct and launcher: rows_registers.cuh, rows_streamed.cuh,
-// rows_bulk.cuh, rows_cluster.cuh, strided.cuh, ladder.cuh; the plan:
-// softmax_cuda.cu.
+// as in PyTorch (exp(-inf - -inf) is NaN). Here: the two exps (each term's
+// 2^x, the rescales' accurate expf), the running (max, sum) rules, where a
+// row's 16-byte vectors start, and the host helpers the launchers use. The
+// kernel families, each with its launch struct and launcher:
+// rows_registers.cuh, rows_streamed.cuh, rows_bulk.cuh, rows_cluster.cuh,
+// strided.cuh, ladder.cuh; the plan: softmax_cuda.cu.
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "runtime/gpu/device_traits.cuh"
 #include "runtime/gpu/gpu_common.cuh"
