@@ -156,14 +156,14 @@ constexpr RegisterRows kRegisterRows[] = {
     // keeps 128 x 2 (H100, 2026-12-07).
     {2, 1536, 2048, 1, 128, 2},
     {2, 1536, 2048, 12, 256, 1},
-    // 2049-2304 only: rows of 1537-2048 take the unbounded 128 x 2 (2048
-    // values, few empty slots), where these hold 4096 (256 x 2) or 2304 (the
-    // warp). Against these entries at 1537-2048, in run_ops' chains of calls
-    // (from memory / in the L2; bf16, f16 alike): 2032x2048 7.16 / 4.50 ->
-    // 6.67 / 3.82 us, 1008x2048 4.21 / 3.51 -> 4.02 / 2.63, 2000x1700 7.68 /
-    // 5.49 -> 6.37 / 4.63, 600x1800 3.80 / 3.46 -> 3.73 / 2.98, 300x1600 3.21
-    // / 2.75 -> 2.58 / 2.41; 144x2048 from memory 3.02 -> 3.15 (H100,
-    // 2026-12-07).
+    // 2049-2304 only: rows of 1537-2048 take the entries above (2048 values,
+    // few empty slots), where these hold 4096 (256 x 2) or 2304 (the warp).
+    // The unbounded 128 x 2 against these entries at 1537-2048, in run_ops'
+    // chains of calls (from memory / in the L2; bf16, f16 alike): 2032x2048
+    // 7.16 / 4.50 -> 6.67 / 3.82 us, 1008x2048 4.21 / 3.51 -> 4.02 / 2.63,
+    // 2000x1700 7.68 / 5.49 -> 6.37 / 4.63, 600x1800 3.80 / 3.46 -> 3.73 /
+    // 2.98, 300x1600 3.21 / 2.75 -> 2.58 / 2.41; 144x2048 from memory 3.02 ->
+    // 3.15 (H100, 2026-12-07).
     {2, 2048, 2304, 8, 256, 2, 8},  // 8 blocks an SM (1008x2304 bf16 from memory 4.88 -> 4.12 us)
     {2, 2048, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
     // 512 x 1 at up to 2 rows an SM, against 256 x 2 (from memory / in the
