@@ -22,17 +22,18 @@ using gpu::F32Pair;
 using gpu::OuterIndex;
 using gpu::Vec;
 
-// The accurate expf (about 1 ulp), for the rescales of running (max, sum)
-// pairs, where one exp scales a whole partial sum.
+// The accurate expf (about 1 ulp): the rescales of running (max, sum) pairs,
+// where one exp scales a whole partial sum, and the terms of the streaming
+// kernels and of the bulk ring's f32 slices.
 __device__ __forceinline__ float exp_f32(float x) { return expf(x); }
 
-// exp(x) of each element's term, x = (element - max) <= 0: the
-// special-function unit's 2^x of x log2(e), one instruction where an
-// accurate expf takes about nine, at every output precision. Its relative
-// error is under 2^-22 plus |x| 2^-24 from rounding the product: within
-// 2e-6 for the terms that carry weight (|x| < 14) and 6e-6 at the
-// underflow edge, under the f32 tolerance of 1e-5; far below a 16-bit
-// output's half unit.
+// exp(x) of each element's term in the kernels that hold a row on chip, x =
+// (element - max) <= 0: the special-function unit's 2^x of x log2(e), one
+// instruction where an accurate expf takes about nine, at every output
+// precision. Its relative error is under 2^-22 plus |x| 2^-24 from rounding
+// the product: within 2e-6 for the terms that carry weight (|x| < 14) and
+// 6e-6 at the underflow edge, under the f32 tolerance of 1e-5; far below a
+// 16-bit output's half unit.
 constexpr float kLog2e = 1.44269504088896341f;
 
 __device__ __forceinline__ float exp_out(float x) { return dev::exp2_approx(x * kLog2e); }
