@@ -70,12 +70,14 @@ enum Kernel : int32_t {
 // element size whose band (min_cols, max_cols] holds the row length and
 // whose max_rows_per_sm (0: none) the rows stay within takes it. Bounded
 // entries were each measured faster than the entries below them at the
-// bench's shapes (tests/cpp/nvidia/bench/softmax_rows.cu) and serve the plan
-// only; the unbounded ones take every other row, in the plan and in the
-// ladder's on_chip and bulk_async steps. threads: a row's (4-32, or whole
-// warps up to 1024; powers of two); vecs: 16-byte vectors a thread (at most
-// 72 values); min_blocks and feed: the kernel's kMinBlocks and kFeed
-// (the persistent feeds: rows_registers_persistent).
+// bench's shapes (tests/cpp/nvidia/bench/softmax_rows.cu, or
+// tests/run_ops.py's chains of calls where their comments say so; a bounded
+// entry of an unbounded entry's shape keeps its rows from the entry after
+// it) and serve the plan only; the unbounded ones take every other row, in
+// the plan and in the ladder's on_chip and bulk_async steps. threads: a
+// row's (4-32, or whole warps up to 1024; powers of two); vecs: 16-byte
+// vectors a thread (at most 72 values); min_blocks and feed: the kernel's
+// kMinBlocks and kFeed (the persistent feeds: rows_registers_persistent).
 struct RegisterRows {
     int64_t esize;  // bytes an element: 4 (f32) or 2 (f16, bf16)
     int64_t min_cols;
