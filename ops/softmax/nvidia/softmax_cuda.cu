@@ -89,46 +89,21 @@ struct RegisterRows {
     Feed feed = Feed::kLoads;
 };
 constexpr RegisterRows kRegisterRows[] = {
-    // f32, measured (H200, 2026-12-02).
+    // f32, bounded (why each, with its measurements: docs/kernels/softmax.md,
+    // "The production plan's short rows").
     {4, 64, 128, 249, 8, 4},
     {4, 512, 1024, 497, 128, 2},
-    // A thread a vector, 512 a row, at <= 2 rows an SM, against 128 x 4 in
-    // run_ops' chains of calls (from memory / in the L2): 144x1280 3.70 /
-    // 2.64 -> 2.46 / 2.01 us (H100, 2026-12-06).
-    {4, 1024, 1280, 2, 512, 1},
+    {4, 1024, 1280, 2, 512, 1},  // few rows: wide blocks, timed in chains of calls
     {4, 1024, 1280, 8, 256, 2},
     {4, 1280, 1536, 31, 128, 4},
-    // 1537-2048: 512 threads of one vector at <= 3 rows an SM, 256 of 2 at
-    // <= 12, else the unbounded 128 x 4; the entries shaped for 2304 take
-    // only 2049-2304. Against 128 x 4 at every row count, in run_ops'
-    // chains of calls (from memory / in the L2): 600x1800 4.75 / 3.33 ->
-    // 4.42 / 2.84 us, 1500x2048 10.83 / 6.18 -> 9.37 / 4.86, 800x2000 6.11 /
-    // 3.83 -> 5.73 / 3.19, 1200x2048 9.25 / 4.55 -> 7.77 / 4.16, 300x1600 in
-    // the L2 2.48 -> 2.07 (from memory 2.78 -> 2.95; H100, 2026-12-07).
-    {4, 1536, 2048, 3, 512, 1},
+    {4, 1536, 2048, 3, 512, 1},  // 1537-2048: 512 x 1, then 256 x 2, then 128 x 4
     {4, 1536, 2048, 12, 256, 2},
-    {4, 2048, 2304, 8, 256, 4},
-    // A warp a row, 72 values a lane, the next row in registers (2032x2304:
-    // 9.84 -> 8.90 us in the L2, 14.03 -> 13.54 from memory against 128 x 8;
-    // odd lengths lost, 2032x2303 10.22 -> 11.55 and 14.48 -> 14.89; H100,
-    // 2026-12-06).
-    {4, 2048, 2304, 16, 32, 18, 0, Feed::kPersistent},
-    // 512 x 2 at <= 3 rows an SM, against 256 x 4 in run_ops' chains of calls
-    // (from memory / in the L2): 144x4096 4.90 / 4.25 -> 4.50 / 3.61 us,
-    // 300x4096 5.79 / 4.09 -> 5.43 / 3.72, 300x4095 6.03 / 4.54 -> 5.65 /
-    // 3.79. Up to 6 rows an SM it was faster from memory (784x3840 10.47 ->
-    // 9.41, 400x3500 6.10 / 4.38 -> 5.61 / 3.68) but slower in the L2 at
-    // 660x3000 (3.72 -> 4.59) and 528x4096 (3.95 -> 4.22); at 8 rows, slower
-    // (1024x4096 11.92 / 6.92 -> 12.64 / 7.56; H100, 2026-12-06). Capped at
-    // 3 blocks an SM: the form for rows off 16-byte boundaries then keeps 40
-    // registers, where 41 left 2 blocks an SM and 300 rows two waves
-    // (300x4095 6.40 / 4.40 -> 5.49 / 3.64 us; H100, 2026-12-07).
-    {4, 2304, 4096, 3, 512, 2, 3},
+    {4, 2048, 2304, 8, 256, 4},  // the 2304 shapes take only 2049-2304
+    {4, 2048, 2304, 16, 32, 18, 0, Feed::kPersistent},  // a warp a row, the next row in registers
+    {4, 2304, 4096, 3, 512, 2, 3},  // capped at 3 blocks: the odd-length form keeps 40 registers
     {4, 2304, 4096, 8, 256, 4},
     {4, 2304, 4096, 63, 512, 2},
-    // f32, every other row; up to 64 columns two vectors a thread (measured at
-    // 32768 x 32 and x 64 against one a thread: 2.31 against 2.93 us, 3.63
-    // against 5.41 with the rows in the L2; H200, 2026-12-04).
+    // f32, every other row; up to 64 columns two vectors a thread.
     {4, 0, 16, 0, 4, 1},
     {4, 16, 32, 0, 4, 2},
     {4, 32, 64, 0, 8, 2},
@@ -140,48 +115,22 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 2048, 4096, 0, 256, 4},
     {4, 4096, 8192, 0, 256, 8},
     {4, 8192, 16384, 0, 512, 8},
-    // f16 / bf16, measured (bf16 timed; H200, 2026-12-02).
+    // f16 / bf16, bounded.
     {2, 64, 128, 249, 8, 2},
     {2, 512, 1024, 8, 128, 1},
-    // A warp a row at <= 2 rows an SM, against 256 x 1 in run_ops' chains of
-    // calls: 144x1280 bf16 2.16 / 2.18 -> 2.02 / 1.46 us (H100, 2026-12-06).
-    {2, 1024, 1280, 2, 32, 5},
+    {2, 1024, 1280, 2, 32, 5},  // few rows: a warp a row, timed in chains of calls
     {2, 1024, 1280, 8, 256, 1},
     {2, 1280, 1536, 8, 128, 2},
     {2, 1280, 1536, 31, 32, 6, 0, Feed::kStaged},  // a warp a row, 48 values a lane (4080x1536)
-    // 1537-2048: 256 threads of one vector at 2-12 rows an SM, against the
-    // unbounded 128 x 2 in run_ops' chains of calls (from memory / in the L2,
-    // bf16; f16 alike): 144x2048 3.12 / 2.70 -> 2.56 / 2.46 us, 200x2048 3.24
-    // / 2.86 -> 2.61 / 2.16, 800x2000 4.18 / 3.33 -> 3.61 / 2.66, 600x1800
-    // 3.75 / 2.96 -> 3.31 / 2.65, 1200x2048 in the L2 3.59 -> 3.03; slower
-    // at up to one row an SM (100x1800 1.94 / 1.87 -> 2.59 / 2.33), which
-    // keeps 128 x 2 (H100, 2026-12-07).
-    {2, 1536, 2048, 1, 128, 2},
+    {2, 1536, 2048, 1, 128, 2},  // keeps these rows from the next entry
     {2, 1536, 2048, 12, 256, 1},
-    // 2049-2304 only: rows of 1537-2048 take the entries above (2048 values,
-    // few empty slots), where these hold 4096 (256 x 2) or 2304 (the warp).
-    // The unbounded 128 x 2 against these entries at 1537-2048, in run_ops'
-    // chains of calls (from memory / in the L2; bf16, f16 alike): 2032x2048
-    // 7.16 / 4.50 -> 6.67 / 3.82 us, 1008x2048 4.21 / 3.51 -> 4.02 / 2.63,
-    // 2000x1700 7.68 / 5.49 -> 6.37 / 4.63, 600x1800 3.80 / 3.46 -> 3.73 /
-    // 2.98, 300x1600 3.21 / 2.75 -> 2.58 / 2.41; 144x2048 from memory 3.02 ->
-    // 3.15 (H100, 2026-12-07).
-    {2, 2048, 2304, 8, 256, 2, 8},  // 8 blocks an SM (1008x2304 bf16 from memory 4.88 -> 4.12 us)
+    {2, 2048, 2304, 8, 256, 2, 8},  // the 2304 shapes take only 2049-2304; capped at 8 blocks an SM
     {2, 2048, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
-    // 512 x 1 at up to 2 rows an SM, against 256 x 2 (from memory / in the
-    // L2, bf16; f16 alike): 144x4096 3.28 / 3.00 -> 2.83 / 2.40 us, 200x3000
-    // 3.18 / 2.84 -> 2.80 / 2.33, 100x4000 3.12 / 2.57 -> 2.75 / 2.37;
-    // slower at 264x4095 (rows off 16-byte boundaries) 3.47 / 2.44 -> 3.84 /
-    // 2.76 (H100, 2026-12-07).
     {2, 2304, 4096, 2, 512, 1},
     {2, 2304, 4096, 63, 256, 2},
-    // f16 / bf16, every other row; 33-64: two vectors a thread (32768 x 64
-    // bf16 with the rows in the L2: 2.55 against 2.88 us; H200, 2026-12-04);
-    // 513-1024: a warp a row, 8 blocks of 128 threads an SM, staged (measured
-    // at 16384x1024 and 65536x1024); 2049-3072: a warp a row at 9 vectors up
-    // to 2304, then 128 threads of 4, where 256 of 2 left most threads one
-    // vector (bf16, hot: 16384 x 2304 50.5 -> 37.9 us, 16384 x 2560 53.3 ->
-    // 43.0, 16384 x 3000 56.7 -> 47.9; H200, 2026-12-05).
+    // f16 / bf16, every other row; 33-64 two vectors a thread; 513-1024 a
+    // warp a row, staged, 8 blocks an SM; 2049-2304 a warp a row at 9
+    // vectors, then 128 threads of 4 to 3072.
     {2, 0, 32, 0, 4, 1},
     {2, 32, 64, 0, 4, 2},
     {2, 64, 128, 0, 16, 1},
@@ -233,9 +182,7 @@ oprt_status_t plan_long_rows(AxisPlan &p, const gpu::DeviceInfo &info, int64_t P
         p.launch[0] = round_up(L, P);
         return OPRT_SUCCESS;
     }
-    // The split's extra pass costs 16-bit rows more than idle SMs do: at 2^20
-    // bf16 columns and 128 rows (one block on each of 128 SMs), 2088 GB/s for
-    // the block-per-row kernel against 1066 split.
+    // The split's extra pass costs 16-bit rows more than idle SMs do.
     const int64_t split_below = P == 4 ? split_target : sms / 2;
     if (p.outer < split_below && plan_split(split_target)) return OPRT_SUCCESS;
     plan_rows_long(p);
@@ -289,19 +236,13 @@ constexpr int64_t kBulkMinSliceBytes = 8 * 1024;
 // A row longer than one buffer is split into about kBulkSplitChunks slices of
 // kBulkSplitMinSliceBytes up to a buffer: smaller slices make more blocks per
 // SM, which hides latency, while more slices couple more blocks in each row's
-// exchange. H200, 2026-11-29: f32 (2048, 65536) 66% of the copy ceiling with
-// 32 KB slices, 86% with 8 KB; (256, 2^20) 76% with 32 KB, 24% with 8 KB.
-// 16 KB rather than 8 KB for rows of 256 KB: f32 (2048, 65536) 85 -> 88%,
-// bf16 (1024, 131072) 82 -> 85% (2026-11-30).
+// exchange (the sizes' measurements: docs/kernels/softmax.md, step 5).
 constexpr int64_t kBulkSplitChunks = 32;
 constexpr int64_t kBulkSplitMinSliceBytes = 16 * 1024;
 
 // Split rows whose wave has at least this many row groups claim their rows
-// (kClaim) instead of taking every row_groups-th. H200, 2026-11-30: (2048,
-// 65536) 16-bit 82-84 -> 88% of the copy ceiling, f32 88 -> 93%; (1024,
-// 131072) 16-bit 85-86 -> 87-88%, f32 86-89 -> 91% (16-66 groups); with 2-8
-// groups level or slower ((256, 2^20) f32, 2 groups: 87 -> 63%). f32 rows off
-// whole vectors keep the fixed groups: claimed, (2048, 50257) 81 -> 76%.
+// (kClaim) instead of taking every row_groups-th (with 2-8 groups claiming
+// was level or slower); f32 rows off whole vectors keep the fixed groups.
 constexpr int64_t kClaimMinRowGroups = 16;
 
 #endif
@@ -340,9 +281,8 @@ oprt_status_t plan_bulk_rows(AxisPlan &p, const gpu::DeviceInfo &info, BulkUse u
     const size_t smem = size_t(kBulkStages * slice * esize);
     // Vectors a thread in each pass over the slice. Blocks of a whole row are
     // large (2 per SM for 32 KB rows): 4 vectors a thread keep 32 warps on the
-    // SM (bf16 (4096, 16384): 77.8 -> 73.1 us; split rows measured 0-3% slower
-    // with 4; H200, 2026-11-29). At least 128 threads: rows off boundaries
-    // read their ends one per thread (row_end_element).
+    // SM. At least 128 threads: rows off boundaries read their ends one per
+    // thread (row_end_element).
     const int vecs = chunks > 1 ? kBulkVectorsPerThread : kBulkRowVectorsPerThread;
     const int threads = int(clamp64(round_up(ceil_div(slice / P, vecs), 64), 128, kBulkMaxThreads));
     int64_t resident = 0;
@@ -404,11 +344,11 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
 // values (16384 a block, 2 blocks an SM), up to 16 blocks (262144 columns;
 // 9-16 are the non-portable cluster sizes). 16-bit, 8192 a block: up to 4
 // blocks 128 threads of 64 values kept as 16-bit in 32 registers (8 blocks an
-// SM at 64 registers; 256 threads of 32 values kept as 16-bit, 4 blocks an SM,
-// measured slower at every shape this entry takes), then up to 8 blocks 256
-// threads of 32 values whose exps are kept as floats (taken once; 4 blocks an
-// SM at 56 registers); past 65536 columns 512 threads of 64 (32768 a block, 2
-// blocks an SM), up to 8 blocks.
+// SM at 64 registers), then up to 8 blocks 256 threads of 32 values whose
+// exps are kept as floats (taken once; 4 blocks an SM at 56 registers); past
+// 65536 columns 512 threads of 64 (32768 a block, 2 blocks an SM), up to 8
+// blocks. The shapes measured against each other and against the ring:
+// docs/kernels/softmax.md, "The production plan's long rows over a cluster".
 struct ClusterRows {
     int64_t esize;
     int threads;
@@ -433,27 +373,8 @@ constexpr int64_t cluster_block_elements(const ClusterRows &c) {
     return int64_t(c.threads) * c.vecs * (gpu::kVectorBytes / c.esize);
 }
 // Where it replaces the ring: wherever a cluster of at most max_blocks holds
-// the row and the rows fill the SMs. Its time over the ring's: at 15-62
-// waves of blocks 0.89-0.97x (H100, 2026-12-06: 2048x65536, 4096x32768,
-// 8192x16392), where the kernel with its pairs read between cluster barriers
-// was 1.01-1.17x and the plan stopped at 8 waves; at a few waves that kernel
-// was 0.77-0.98x (H100, 2026-12-05: 150x40000, 256x65536, 300x60000,
-// 512x65536), and the pushed pairs take 0.86-0.99x of its time (2026-12-06).
-// The 16-bit 256-thread entry against the 128-thread one (f16 and bf16, from
-// memory and in the L2; H100, 2026-12-06): 150x40000 0.84-0.90x, 256x65536
-// 0.94-0.96x, 512x65536 0.97x, 1024x40000 0.98-0.99x, 2048x65536 0.99x, but
-// 4096x32776 1.07-1.08x (slices of 80% of a block, 39 waves); at 4 blocks
-// mixed (4096x32768 0.98x, 4096x24584 1.07x), so the 128-thread entry keeps 4.
-// The 16-bit 512-thread entry: 0.94x at 300x200000, 0.97x at 1024x131072,
-// 0.99-1.00x at 256x262144 (H100, 2026-12-06). f32 rows of 131073-262144
-// columns on 9-16 blocks: 0.95-0.97x (64x262144 52.4 -> 50.0 us, 256x262144
-// 189.6 -> 183.7, 300x140000 125.3 -> 118.5; H100, 2026-12-06), where blocks
-// of 1024 threads on up to 8 took 1.01x at 256x262144 and 1.10x at
-// 300x200000. 16-bit clusters of 16 blocks did not pay: 256 threads of 8
-// vectors took 0.99-1.10x, and with their exps kept as floats (90 registers)
-// 1.04-1.28x; 512 threads of 4 vectors kept as floats (64 registers) took
-// 1.07-1.35x, and 1024 of 4 on up to 8 blocks 1.19-1.52x (H100, 2026-12-06);
-// 256 of 4 kept as floats on 9-16 blocks 0.90-1.07x by shape (2026-12-07).
+// the row and the rows fill the SMs (0.89-0.97x the ring's time at 15-62
+// waves of blocks; H100, 2026-12-06).
 
 // f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
 // kClusterRows, where that entry is of T's size (otherwise nothing).
