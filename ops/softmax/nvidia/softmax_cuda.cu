@@ -15,7 +15,8 @@
 //     (rows_bulk.cuh): a row per block, or split over blocks that swap
 //     (max, sum), claiming rows with >= 16 row groups a wave;
 //     and there, rows of whole vectors that a cluster of a kClusterRows
-//     shape holds (up to 16 blocks f32, 8 16-bit), SMs <= rows * C ->
+//     shape holds (up to 16 blocks f32, 8 16-bit), rows * C >= SMs (f32:
+//     SMs / 2) ->
 //     rows_cluster (in registers across a cluster)
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
 // Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
@@ -373,8 +374,9 @@ constexpr int64_t cluster_block_elements(const ClusterRows &c) {
     return int64_t(c.threads) * c.vecs * (gpu::kVectorBytes / c.esize);
 }
 // Where it replaces the ring: wherever a cluster of at most max_blocks holds
-// the row and the rows fill the SMs (0.89-0.97x the ring's time at 15-62
-// waves of blocks; H100, 2026-12-06).
+// the row and the rows' blocks fill the SMs (0.89-0.97x the ring's time at
+// 15-62 waves of blocks; H100, 2026-12-06), f32 rows from half the SMs
+// (64x32768 0.82-0.90x, 40x32768 0.78x; H100, 2026-12-07).
 
 // f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
 // kClusterRows, where that entry is of T's size (otherwise nothing).
@@ -401,9 +403,9 @@ oprt_status_t cluster_rows_fit(size_t entry, int64_t C, bool *fits) {
 
 // Replaces a bulk-ring plan by rows_cluster where a cluster of at most
 // max_blocks blocks of a kClusterRows shape holds the row, the rows are
-// whole vectors, rows * C blocks fill the SMs and the device runs such
-// clusters. The bulk plan's workspace stays: rows off 16-byte boundaries
-// (seen at execute) run it.
+// whole vectors, rows * C blocks fill the SMs (f32: half of them) and the
+// device runs such clusters. The bulk plan's workspace stays: rows off
+// 16-byte boundaries (seen at execute) run it.
 oprt_status_t plan_cluster_rows(AxisPlan &p) {
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
     const int64_t L = p.axis_len, esize = esize_of(p.dtype), P = gpu::kVectorBytes / esize;
@@ -417,7 +419,8 @@ oprt_status_t plan_cluster_rows(AxisPlan &p) {
     const int64_t C = ceil_div(L, cluster_block_elements(shape));
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kPlanOp, &info);
-    if (s != OPRT_SUCCESS || p.outer * C < info.sm_count) return s;
+    const int64_t min_blocks = esize == 4 ? info.sm_count / 2 : info.sm_count;
+    if (s != OPRT_SUCCESS || p.outer * C < min_blocks) return s;
     bool fits = false;
     switch (p.dtype) {
     case OPRT_DTYPE_F32: s = cluster_rows_fit<float>(entry, C, &fits); break;

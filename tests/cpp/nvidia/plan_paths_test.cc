@@ -408,7 +408,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
 // 16 blocks of 16384 values, 9-16 in the test below; 16-bit: up to 4 blocks of
 // 8192 values kept as 16-bit, 5-8 of 8192 with their exps kept as floats, or
 // up to 8 of 32768 past 65536 columns), with rows * blocks at least the SM
-// count: a row over a cluster, in registers, whatever the number of waves.
+// count (f32: half of it): a row over a cluster, in registers, whatever the
+// number of waves.
 TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const bool f32 = dt == OPRT_DTYPE_F32;
@@ -426,6 +427,7 @@ TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
             // Rows off 16-byte boundaries: the plan without clusters runs them.
             check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, /*out_offset=*/5);  // the ring's kHeads
             check_softmax(dt, {{300, 60000}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
+            if (f32) check_softmax(dt, {{64, 32768}}, 1, true);  // 128 blocks: f32 from half the SMs
             if (!f32) {  // 16-bit rows past 8 blocks of 8192: the 512-thread shape (32768 a block)
                 check_softmax(dt, {{300, 65544}}, 1, true);  // 3 blocks, the last short
                 check_softmax(dt, {{40, 262144}}, 1, true);  // 8 blocks
