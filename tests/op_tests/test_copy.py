@@ -25,3 +25,26 @@ def test_copy_is_a_new_contiguous_array(target, seed):
     if lib.name == "numpy":
         assert dst.flags.c_contiguous and not np.shares_memory(dst, src)
     np.testing.assert_array_equal(lib.to_f64(dst), lib.to_f64(src))
+
+
+@pytest.mark.parametrize("past", [0, 16, 512, 1008, 1024, 4080])
+@pytest.mark.parametrize("dtype, bits", [(np.float32, np.uint32), (np.float16, np.uint16)])
+def test_dense_copy_at_page_offsets(past, dtype, bits, target, seed):
+    """The destination `past` bytes after the source within a 4 KiB page: the CPU copies with
+    memcpy, or with a loop where memcpy is slow (1-1023 bytes past); every bit arrives, NaN
+    payloads too, over an odd length that two threads share."""
+    if target.lib.name != "numpy":
+        pytest.skip("numpy buffers placed at chosen page offsets (the CPU's dense copy)")
+    n, size = 70001, np.dtype(bits).itemsize
+    span = -(-n * size // 4096) * 4096
+    buf = np.zeros(2 * span + 3 * 4096, dtype=np.uint8)
+    base = -buf.ctypes.data % 4096
+    raw = np.random.default_rng(seed).integers(0, np.iinfo(bits).max, n, dtype=bits, endpoint=True)
+    src = buf[base:base + n * size].view(bits)
+    src[:] = raw
+    start = base + span + 4096 + past
+    dst = buf[start:start + n * size].view(bits)
+    dst[:] = 0
+    ort.copy_(dst.view(dtype), src.view(dtype), backend=target.backend)
+    assert (dst.ctypes.data - src.ctypes.data) % 4096 == past
+    np.testing.assert_array_equal(dst, raw)
