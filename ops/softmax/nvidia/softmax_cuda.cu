@@ -419,8 +419,8 @@ oprt_status_t plan_cluster_rows(AxisPlan &p) {
     const int64_t C = ceil_div(L, cluster_block_elements(shape));
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kPlanOp, &info);
-    const int64_t min_blocks = esize == 4 ? info.sm_count / 2 : info.sm_count;
-    if (s != OPRT_SUCCESS || p.outer * C < min_blocks) return s;
+    if (s != OPRT_SUCCESS) return s;
+    if (p.outer * C < (esize == 4 ? info.sm_count / 2 : info.sm_count)) return OPRT_SUCCESS;
     bool fits = false;
     switch (p.dtype) {
     case OPRT_DTYPE_F32: s = cluster_rows_fit<float>(entry, C, &fits); break;
