@@ -81,69 +81,53 @@ enum Kernel : int32_t {
     kWarpShuffle = 10, // ladder step "warp_shuffle" (ladder.cuh)
 };
 
+// The plan's sizes; their measurements: docs/kernels/reduce_sum.md ("Why these
+// sizes", "The plan's rules from the shape sweep", "The other axes").
 constexpr int kInnerThreads = 512;
 constexpr int64_t kVectorsPerLane = 8;       // a row up to this many vectors per lane fits one warp
 constexpr int64_t kBlockRowVectorsPerThread = 8;
 constexpr int64_t kSplitMinRow = 16384;      // shorter rows are never split
 // Few rows: rows longer than a warp's 4 vectors a lane go to a block of about
 // 4 vectors a thread (64 to 1024 threads; 16-bit rows with 16 vectors in
-// flight, 512 at most). H200, 2026-12-02, camp_reduce_sum_bench, hot + dram:
-// (1, 4096) f32 block t128 3.57 -> t256 3.20 us; (144, 1280) axis 1 bf16 warp
-// 4.00 -> block t64 b16 3.43 (b8 3.73); (144, 1280) f32 keeps t128 (3.39).
+// flight, 512 at most).
 constexpr int64_t kFewRowsVectorsPerThread = 4;
 // Few long rows, but at least about one a SM (7/8 of the SMs: 128 rows on
 // 132) and fewer than 2 a SM: a block a row fills the GPU without a cluster
-// or a split (H200, 2026-12-02, hot + dram, (128, 65536) axis 1: cluster
-// 18.13 -> block t1024 b8 15.57 us f32, 13.11 -> block t512 b16 10.46 bf16).
+// or a split.
 constexpr int64_t kBlockRowsBelowPerSm = 2;
 // Two-pass split rows, one 16-byte vector a thread a round: 256-thread blocks
 // for f32, 512 for 16-bit (512 also for f32 when a 256-thread chunk would be
 // over 16 vectors a thread), kResidentBlocksPerSm chunks a SM in all, each
 // thread at least 3 vectors (f32) or 2 (16-bit) a chunk; 16-bit chunks of
 // under 4 vectors a thread use the 16-vector kernel (the same loads: its
-// 512-thread bound measured faster), longer ones the 8-vector one. H200,
-// 2026-12-02, hot + dram: all of (144, 1280) f32 6.49 -> t256 c60 6.24 us;
-// all of (1024, 1024) f32 7.70 -> t256 c256 7.42, bf16 7.66 -> t512 c128 b16
-// 6.88 (b8 7.57); 8M, 64M and (8, 2^25) elements keep t512, b8 (16-bit b16
-// there: 12.42 -> 15.51 us at 8M).
+// 512-thread bound measured faster), longer ones the 8-vector one.
 constexpr int kSplitThreadsF32 = 256;
 constexpr int kSplitThreads16 = 512;
 constexpr int64_t kSplitMaxVectorsPerThread = 16;
 // Split passes aim at the blocks resident at once, not more: the split and
 // inner-tile kernels' 512-thread blocks use 47-64 registers a thread, so two
-// fit an SM's register file. One wave of them measured faster than twice as
-// many short blocks (H200, 2026-11-29: (65536, 1024) axis 0 f32
-// 69.1 -> 66.0 us, bf16 40.9 -> 37.8; 2^23 elements in all f32 13.4 -> 11.6).
+// fit an SM's register file; one wave beat twice as many short blocks.
 constexpr int64_t kResidentBlocksPerSm = 2;
 // Rows are split (or clustered) while fewer than this many per SM.
 constexpr int64_t kSplitRowsBelowPerSm = 4;
 constexpr int64_t kStridedOutputsPerSm = 1024;
-// Cluster rows: about 2 blocks of 256 threads per SM, each streaming a long
-// chunk (measured at (128, 65536) f32: 2 blocks per row 11.1 us, 4: 13.9,
-// 8: 14.2; two-pass split 11.9-15.8). 512 threads a block gained 1-4% there
-// and lost 8-18% at (64, 50000) (H200, 2026-11-30).
+// Cluster rows: about 2 blocks of 256 threads per SM, each streaming a long chunk.
 constexpr int kClusterRowThreads = 256;
 constexpr int64_t kClusterRowBlocksPerSm = 2;
 constexpr int64_t kMaxClusterBlocks = 16;     // 16 needs the non-portable opt-in
-// Inner tiles are as wide as the inner run allows (up to 512 threads x 16 bytes):
-// measured at (16384, 16384) axis 0, 256-byte tile rows streamed 7% slower
-// than 8 KB rows. They are narrowed (down to this) only when the axis is too
-// short to split into enough chunks of at least kMinChunkRows rows per thread.
+// Inner tiles are as wide as the inner run allows (up to 512 threads x 16
+// bytes). They are narrowed (down to this) only when the axis is too short to
+// split into enough chunks of at least kMinChunkRows rows per thread.
 constexpr int64_t kMinTileRowBytes = 1024;
 // Small inputs (at most 2^20 elements) whose outputs give at least a quarter
 // of the SMs a tile of 16 columns: one pass, no split, tiles 16 columns wide
 // (4-element vectors, also for 16-bit), 256 threads (512 for axes of more
-// than 256). H200, 2026-12-02, camp_reduce_sum_bench, hot + dram: (144, 1280)
-// axis 0 f32 7.09 -> tile v4 t256 bx4 c1 4.83 us, bf16 8.96 -> 4.87;
-// (1024, 1024) axis 0 f32 9.72 -> tile v4 t512 bx4 c1 7.12, bf16 11.25 -> 6.73
-// (both were split in two passes over wide tiles).
+// than 256).
 constexpr int64_t kOnePassMaxElements = int64_t(1) << 20;
 constexpr int64_t kNarrowTileColumns = 16;
 // A long axis (at least 16 times the inner run) over an inner run of at least
 // 1024: 256-thread blocks of 256-byte tile rows (16 threads of 16 bytes),
-// the axis split for kResidentBlocksPerSm x 512 threads a SM. H200,
-// 2026-12-02, hot + dram, (65536, 1024) axis 0: f32 132.1 -> tile v4 t256
-// bx16 c33 127.2 us, bf16 75.3 -> tile v8 t256 bx16 c66 69.4.
+// the axis split for kResidentBlocksPerSm x 512 threads a SM.
 constexpr int64_t kTallMinInner = 1024;
 constexpr int64_t kTallAxisRatio = 16;
 constexpr int64_t kTallThreads = 256;
@@ -151,10 +135,7 @@ constexpr int64_t kTallTileRowBytes = 256;
 constexpr int64_t kMinChunkRows = 16;
 // Sweep (reduce_sweep_kernel): the sum of all of a 16-bit tensor of 2^20 to
 // 2^26 elements, B = 4 vectors a thread a slab; SMs blocks of 256 threads
-// below 2^22 elements, 2 * SMs of 512 from there. H200, 2026-12-02, hot +
-// dram, rows_split_two_pass (hot and dram added) -> sweep: (1024, 1024) all
-// f16 6.57 -> 2.54 + 2.97 us (p132 t256), 8M elements f16 12.33 -> 4.43 +
-// 6.41 (p264 t512), 64M f16 69.05 -> 32.72 + 32.73. f32 and longer sums keep
+// below 2^22 elements, 2 * SMs of 512 from there. f32 and longer sums keep
 // the split (not measured).
 constexpr int64_t kSweepMinElements = int64_t(1) << 20;
 constexpr int64_t kSweepMaxElements = int64_t(1) << 26;
@@ -164,11 +145,7 @@ constexpr int64_t kSweepWideElements = int64_t(1) << 22;
 // 16-byte columns. 256 threads; 8 threads across (128-byte tile rows) when
 // the axis is at least as long as the inner run, the axis then split for
 // kResidentBlocksPerSm blocks a SM; else 32 across (512 bytes), one pass. R =
-// 16 rows in flight a thread, 8 for f32 in one pass. H200, 2026-12-02, hot +
-// dram: (65536, 128) axis 0 f32 inner_tile_split_two_pass 8.13 + 11.93 ->
-// flight bx8 c66 7.38 + 11.28 us, bf16 6.89 + 9.08 -> bx8 c132 6.16 + 8.44;
-// (128, 65536) axis 0 f32 inner_tile 6.10 + 10.19 -> bx32 r8 5.60 + 9.71,
-// bf16 5.25 + 7.29 -> bx32 r16 4.06 + 6.28.
+// 16 rows in flight a thread, 8 for f32 in one pass.
 constexpr int64_t kFlightMinElements = int64_t(1) << 22;
 constexpr int64_t kFlightMaxElements = int64_t(1) << 24;
 constexpr int64_t kFlightMinSide = 128;
@@ -178,16 +155,9 @@ constexpr int kFlightThreads = 256;
 // kFlightWarpMaxAxis rows under a longer inner run (the flight tiles' one-pass
 // side): one pass, 256 threads, warps of G = 8 rows by (warp width) / G columns
 // (4 on 32 lanes), R = 16 rows in flight a lane (a warp's round covers G * R =
-// 128 rows). H200, 2026-12-02, camp_reduce_sum_bench, hot / dram: (128, 65536)
-// axis 0 f16 inner_flight 4.36 / 6.59 -> flight_warp t256 g8 r16 3.65 / 6.19 us
-// (torch 3.87 / 6.55), bf16 4.33 / 6.53 -> 3.59 / 6.20; (127, 65536) f16 3.61 /
-// 6.19 (hot + dram 9.80 against the best inner tile's 11.68). f32, H100,
-// 2026-12-07, run_ops bench, hot / dram against the flight and inner tiles:
-// (128, 65536) 7.71 / 13.12 -> 6.51 / 12.59 us, (127, 65536) 9.12 / 13.17 ->
-// 6.43 / 12.58, (125, 40000) 6.36 / 10.05 -> 4.22 / 8.61, (124, 100000) 22.7 /
-// 23.0 -> 18.1 / 18.3. A short axis leaves half of a round's loads empty: (64,
-// 131072) f16 5.68 / 8.36 against the inner tile's 4.50 / 6.68, so the rule
-// starts just under the measured 127-128 rows. Longer axes keep the flight tiles.
+// 128 rows). A shorter axis leaves part of each round's loads empty, so the
+// rule starts just under the measured 127-128 rows; longer axes keep the
+// flight tiles.
 constexpr int64_t kFlightWarpMaxAxis = 128;
 constexpr int64_t kFlightWarpMinAxis = 120;
 constexpr int kFlightWarpThreads = 256;
@@ -196,10 +166,8 @@ constexpr int kFlightWarpThreads = 256;
 // inner run (axis stride == inner) of exactly kColumnSweepInner elements (16
 // vectors, a power of two dividing the block), 2^22 to under 2^24 elements (so
 // the axis is at least 32768 rows): P = one block of 512 threads a SM, B = 4
-// vectors a thread a slab. H200, 2026-12-02, hot / dram: (65536, 128) axis 0
-// f16 inner_flight_split_two_pass 6.53 / 8.82 -> column_sweep t512 p132 b4
-// 5.75 / 7.78 us (torch 6.58 / 8.40), bf16 6.48 / 8.70 -> 5.77 / 7.73. Other
-// widths and f32 keep the flight tiles (not measured).
+// vectors a thread a slab. Other widths and f32 keep the flight tiles (not
+// measured).
 constexpr int64_t kColumnSweepInner = 128;
 constexpr int kColumnSweepThreads = 512;
 static_assert(kColumnSweepThreads % (kColumnSweepInner / 8) == 0 &&
@@ -227,9 +195,7 @@ RowsChoice rows_choice(int64_t L, int64_t W, bool few) {
         const int64_t threads = next_pow2(ceil_div(L, W * kFewRowsVectorsPerThread));
         return {false, 0, int(clamp64(threads, 64, max_threads_for_batch(batch))), batch};
     }
-    // Many rows, a block per row: about eight vectors per thread (four made
-    // 16-bit rows of 16384 stream at 94% of the copy ceiling, eight at 106%;
-    // (4097, 4099) f16 18.9 -> 11.8 us; H200, 2026-11-30).
+    // Many rows, a block per row: about eight vectors per thread.
     return {false, 0, int(clamp64(next_pow2(ceil_div(L, W * kBlockRowVectorsPerThread)), 128, 512)), 8};
 }
 
