@@ -61,10 +61,12 @@ void stream_copy(void *dst, const void *src, size_t bytes) {
 }
 
 // `bytes` from src to dst, 64 bytes a step (one or two vector moves at the widest ISA).
-OPRT_CPU_CLONES void copy_by_lines(char *dst, const char *src, size_t bytes) {
+OPRT_CPU_CLONES void copy_by_lines(void *dst, const void *src, size_t bytes) {
+    auto *d = static_cast<char *>(dst);
+    const auto *s = static_cast<const char *>(src);
     size_t i = 0;
-    for (; i + 64 <= bytes; i += 64) std::memcpy(dst + i, src + i, 64);
-    for (; i < bytes; ++i) dst[i] = src[i];
+    for (; i + 64 <= bytes; i += 64) std::memcpy(d + i, s + i, 64);
+    for (; i < bytes; ++i) d[i] = s[i];
 }
 
 template <typename T>
@@ -78,7 +80,7 @@ void copy_typed(const ElementwisePlan &p, T *dst, const T *src) {
             if (stream)
                 stream_copy(dst + begin, src + begin, bytes);
             else if (loop)
-                copy_by_lines(reinterpret_cast<char *>(dst + begin), reinterpret_cast<const char *>(src + begin), bytes);
+                copy_by_lines(dst + begin, src + begin, bytes);
             else
                 std::memcpy(dst + begin, src + begin, bytes);
         });
