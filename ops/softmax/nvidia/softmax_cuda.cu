@@ -15,9 +15,9 @@
 //     (rows_bulk.cuh): a row per block, or split over blocks that swap
 //     (max, sum), claiming rows with >= 16 row groups a wave;
 //     and there, rows of whole vectors that a cluster of a kClusterRows
-//     shape holds (up to 16 blocks f32, 8 16-bit), rows * C >= SMs (f32:
-//     SMs / 2) ->
-//     rows_cluster (in registers across a cluster)
+//     shape holds (up to 16 blocks f32, 8 16-bit), rows * C >= SMs / 2
+//     (16-bit rows past 65536 columns: SMs) -> rows_cluster (in registers
+//     across a cluster)
 //   other layouts: outer * inner >= 512 * SMs -> a thread per slice, else tiles.
 // Rows off 16-byte boundaries are seen at execute time (rows_aligned): in and
 // out at the same offset, the ring's head-peeling instances; otherwise the
@@ -348,7 +348,9 @@ oprt_status_t plan_with(AxisPlan &p, BulkUse bulk) {
 // SM at 64 registers), then up to 8 blocks 256 threads of 32 values whose
 // exps are kept as floats (taken once; 4 blocks an SM at 56 registers); past
 // 65536 columns 512 threads of 64 (32768 a block, 2 blocks an SM), up to 8
-// blocks. The shapes measured against each other and against the ring:
+// blocks. The plan takes an entry's rows where their blocks (rows * C) reach
+// half the SM count, or the whole count for the 16-bit blocks of 32768. The
+// shapes measured against each other and against the ring:
 // docs/kernels/softmax.md, "The production plan's long rows over a cluster".
 struct ClusterRows {
     int64_t esize;
@@ -356,12 +358,13 @@ struct ClusterRows {
     int vecs;
     int min_blocks;
     int64_t max_blocks;  // a cluster's blocks, at most kMaxClusterBlocks
+    bool from_half_the_sms;  // rows * C >= SMs / 2, else >= SMs
 };
 constexpr ClusterRows kClusterRows[] = {
-    {4, 512, 8, 0, 16},
-    {2, 128, 8, 8, 4},
-    {2, 256, 4, 4, 8},
-    {2, 512, 8, 2, 8},
+    {4, 512, 8, 0, 16, true},
+    {2, 128, 8, 8, 4, true},
+    {2, 256, 4, 4, 8, true},
+    {2, 512, 8, 2, 8, false},  // at 96-128 blocks 1.03-1.15x the ring's time
 };
 constexpr size_t kClusterRowsCount = std::size(kClusterRows);
 constexpr bool cluster_rows_fit_the_kernel() {
@@ -375,8 +378,9 @@ constexpr int64_t cluster_block_elements(const ClusterRows &c) {
 }
 // Where it replaces the ring: wherever a cluster of at most max_blocks holds
 // the row and the rows' blocks fill the SMs (0.89-0.97x the ring's time at
-// 15-62 waves of blocks; H100, 2026-12-06), f32 rows from half the SMs
-// (64x32768 0.82-0.90x, 40x32768 0.78x; H100, 2026-12-07).
+// 15-62 waves of blocks; H100, 2026-12-06), and from half the SMs (f32
+// 64x32768 0.82-0.90x; 16-bit 10x65536 0.41-0.44x, 32x32768 0.81-0.88x; H100,
+// 2026-12-07) but for the 16-bit blocks of 32768.
 
 // f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
 // kClusterRows, where that entry is of T's size (otherwise nothing).
@@ -403,9 +407,9 @@ oprt_status_t cluster_rows_fit(size_t entry, int64_t C, bool *fits) {
 
 // Replaces a bulk-ring plan by rows_cluster where a cluster of at most
 // max_blocks blocks of a kClusterRows shape holds the row, the rows are
-// whole vectors, rows * C blocks fill the SMs (f32: half of them) and the
-// device runs such clusters. The bulk plan's workspace stays: rows off
-// 16-byte boundaries (seen at execute) run it.
+// whole vectors, rows * C blocks fill half the SMs (or all of them: the
+// entry's from_half_the_sms) and the device runs such clusters. The bulk
+// plan's workspace stays: rows off 16-byte boundaries (seen at execute) run it.
 oprt_status_t plan_cluster_rows(AxisPlan &p) {
 #if OPRT_DEVICE_HAS_CLUSTER_LAUNCH
     const int64_t L = p.axis_len, esize = esize_of(p.dtype), P = gpu::kVectorBytes / esize;
@@ -420,7 +424,7 @@ oprt_status_t plan_cluster_rows(AxisPlan &p) {
     gpu::DeviceInfo info;
     oprt_status_t s = gpu::current_device(kPlanOp, &info);
     if (s != OPRT_SUCCESS) return s;
-    if (p.outer * C < (esize == 4 ? info.sm_count / 2 : info.sm_count)) return OPRT_SUCCESS;
+    if (p.outer * C < (shape.from_half_the_sms ? info.sm_count / 2 : info.sm_count)) return OPRT_SUCCESS;
     bool fits = false;
     switch (p.dtype) {
     case OPRT_DTYPE_F32: s = cluster_rows_fit<float>(entry, C, &fits); break;

@@ -407,9 +407,9 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
 // Rows of whole vectors past 16384 columns that a cluster holds (f32: up to
 // 16 blocks of 16384 values, 9-16 in the test below; 16-bit: up to 4 blocks of
 // 8192 values kept as 16-bit, 5-8 of 8192 with their exps kept as floats, or
-// up to 8 of 32768 past 65536 columns), with rows * blocks at least the SM
-// count (f32: half of it): a row over a cluster, in registers, whatever the
-// number of waves.
+// up to 8 of 32768 past 65536 columns), with rows * blocks at least half the
+// SM count (the 16-bit blocks of 32768: the whole count): a row over a
+// cluster, in registers, whatever the number of waves.
 TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const bool f32 = dt == OPRT_DTYPE_F32;
@@ -427,15 +427,17 @@ TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
             // Rows off 16-byte boundaries: the plan without clusters runs them.
             check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, /*out_offset=*/5);  // the ring's kHeads
             check_softmax(dt, {{300, 60000}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
-            if (f32) check_softmax(dt, {{64, 32768}}, 1, true);  // 128 blocks: f32 from half the SMs
+            check_softmax(dt, {{f32 ? 64 : 32, 32768}}, 1, true);  // 128 blocks: from half the SMs
+            check_softmax(dt, {{f32 ? 40 : 20, 32768}}, 1);        // 80 blocks
             if (!f32) {  // 16-bit rows past 8 blocks of 8192: the 512-thread shape (32768 a block)
                 check_softmax(dt, {{300, 65544}}, 1, true);  // 3 blocks, the last short
                 check_softmax(dt, {{40, 262144}}, 1, true);  // 8 blocks
             }
         }
         {
-            ExpectKernel k("rows_bulk_ring_split");  // rows * blocks short of the SMs: no cluster
-            check_softmax(dt, {{8, 65536}}, 1);
+            ExpectKernel k("rows_bulk_ring_split");  // rows * blocks short of half the SMs: no cluster
+            check_softmax(dt, {{f32 ? 8 : 4, 65536}}, 1);  // 32 blocks
+            if (!f32) check_softmax(dt, {{12, 262144}}, 1);  // 96 blocks of 32768: short of the SMs
         }
     }
     // More blocks a row than a cluster takes (16-bit 262152 columns: 9 of 32768): the ring.
