@@ -1,7 +1,7 @@
 // softmax of dense rows held in registers (up to 16384 columns in the
-// plan), loaded straight from global memory: one kernel whose
-// shape (threads per row, vectors per thread) is a pair of template
-// parameters, and its launcher. Shared by every GPU backend.
+// plan, 32768 for few 16-bit rows), loaded straight from global memory:
+// one kernel whose shape (threads per row, vectors per thread) is a pair
+// of template parameters, and its launcher. Shared by every GPU backend.
 //
 // A row of up to kThreads * kVecs 16-byte vectors is read once into the
 // registers of a group of kThreads threads (thread t holds vectors t,

@@ -6,7 +6,8 @@
 // measurements: docs/kernels/softmax.md. P = elements per 16-byte vector (4
 // f32, 8 16-bit).
 //   dense rows (inner == 1, axis stride 1 in and out):
-//     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 columns)
+//     a kRegisterRows entry holds the row   -> rows_registers (up to 16384 columns;
+//                                             32768 for 16-bit rows up to one an SM)
 //     L <= one block's shared memory as f32 -> rows < SMs: split two-pass; else
 //                                             rows_block_smem
 //     longer: rows < 2 * SMs (f32), < SMs / 2 (16-bit) -> split two-pass; else
@@ -129,6 +130,7 @@ constexpr RegisterRows kRegisterRows[] = {
     {2, 2048, 2304, 16, 32, 9, 0, Feed::kPersistentRing},  // a warp a row, 72 values a lane (2032x2304)
     {2, 2304, 4096, 2, 512, 1},
     {2, 2304, 4096, 63, 256, 2},
+    {2, 16384, 32768, 1, 512, 8},  // up to a row an SM: a block a row (before the cluster and the ring)
     // f16 / bf16, every other row; 33-64 two vectors a thread; 513-1024 a
     // warp a row, staged, 8 blocks an SM; 2049-2304 a warp a row at 9
     // vectors, then 128 threads of 4 to 3072.

@@ -409,7 +409,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxPlanTakesBulkWhereFaster) {
 // 8192 values kept as 16-bit, 5-8 of 8192 with their exps kept as floats, or
 // up to 8 of 32768 past 65536 columns), with rows * blocks at least half the
 // SM count (the 16-bit blocks of 32768: the whole count): a row over a
-// cluster, in registers, whatever the number of waves.
+// cluster, in registers, whatever the number of waves. Few 16-bit rows of
+// 16385-32768 columns (up to one an SM) take a block of 512 threads a row.
 TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
     for (oprt_dtype_t dt : all_dtypes()) {
         const bool f32 = dt == OPRT_DTYPE_F32;
@@ -427,8 +428,8 @@ TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
             // Rows off 16-byte boundaries: the plan without clusters runs them.
             check_softmax(dt, {{300, 60000}, {}, 5}, 1, false, {}, /*out_offset=*/5);  // the ring's kHeads
             check_softmax(dt, {{300, 60000}}, 1, false, {}, /*out_offset=*/1);  // in and out apart
-            check_softmax(dt, {{f32 ? 64 : 32, 32768}}, 1, true);  // 128 blocks: from half the SMs
-            check_softmax(dt, {{f32 ? 40 : 20, 32768}}, 1);        // 80 blocks
+            check_softmax(dt, {{f32 ? 64 : 300, 32768}}, 1, true);  // f32: 128 blocks, from half the SMs
+            check_softmax(dt, {{f32 ? 40 : 16, f32 ? 32768 : 40000}}, 1);  // 80 blocks
             if (!f32) {  // 16-bit rows past 8 blocks of 8192: the 512-thread shape (32768 a block)
                 check_softmax(dt, {{300, 65544}}, 1, true);  // 3 blocks, the last short
                 check_softmax(dt, {{40, 262144}}, 1, true);  // 8 blocks
@@ -438,6 +439,12 @@ TEST_F(NvidiaPlanPaths, SoftmaxRowsCluster) {
             ExpectKernel k("rows_bulk_ring_split");  // rows * blocks short of half the SMs: no cluster
             check_softmax(dt, {{f32 ? 8 : 4, 65536}}, 1);  // 32 blocks
             if (!f32) check_softmax(dt, {{12, 262144}}, 1);  // 96 blocks of 32768: short of the SMs
+        }
+        if (!f32) {
+            ExpectKernel k("rows_registers");  // few 16-bit rows of 16385-32768 columns: a block a row
+            check_softmax(dt, {{20, 32768}}, 1, true);
+            check_softmax(dt, {{100, 20000}}, 1);
+            check_softmax(dt, {{7, 16392}, {}, 3}, 1, false, {}, /*out_offset=*/3);  // off 16-byte boundaries
         }
     }
     // More blocks a row than a cluster takes (16-bit 262152 columns: 9 of 32768): the ring.

@@ -360,7 +360,8 @@ int main() {
         // tests/cpp/nvidia/plan_paths_test.cc.
         for (Dims sh : {Dims{300, 16392}, Dims{150, 40000}, Dims{300, 60000}, Dims{40, 65536}, Dims{20, 131072},
                         Dims{8, 65536}, Dims{4, 65536}, Dims{20, 32768}, Dims{32, 32768}, Dims{12, 262144},
-                        Dims{300, 140000}, Dims{300, 131072}, Dims{9000, 16392}})
+                        Dims{300, 140000}, Dims{300, 131072}, Dims{9000, 16392}, Dims{100, 20000},
+                        Dims{132, 32768}, Dims{16, 40000}})
             axis_ops(dt, tensor(sh), 1);
         for (int64_t rows : {int64_t(7), int64_t(1) << 16, int64_t(1) << 18, int64_t(1) << 20})
             for (int64_t L : {2, 7, 64, 1000}) {
