@@ -366,7 +366,7 @@ constexpr ClusterRows kClusterRows[] = {
     {4, 512, 8, 0, 16, true},
     {2, 128, 8, 8, 4, true},
     {2, 256, 4, 4, 8, true},
-    {2, 512, 8, 2, 8, false},  // at 96-128 blocks 1.03-1.15x the ring's time
+    {2, 512, 8, 2, 8, false},
 };
 constexpr size_t kClusterRowsCount = std::size(kClusterRows);
 constexpr bool cluster_rows_fit_the_kernel() {
@@ -378,12 +378,6 @@ static_assert(cluster_rows_fit_the_kernel(), "a cluster's blocks: 1 to kMaxClust
 constexpr int64_t cluster_block_elements(const ClusterRows &c) {
     return int64_t(c.threads) * c.vecs * (gpu::kVectorBytes / c.esize);
 }
-// Where it replaces the ring: wherever a cluster of at most max_blocks holds
-// the row and the rows' blocks fill the SMs (0.89-0.97x the ring's time at
-// 15-62 waves of blocks; H100, 2026-12-06), and from half the SMs (f32
-// 64x32768 0.82-0.90x; 16-bit 10x65536 0.41-0.44x, 32x32768 0.81-0.88x; H100,
-// 2026-12-07) but for the 16-bit blocks of 32768.
-
 // f(std::integral_constant<size_t, I>{}) for the entry I == `entry` of
 // kClusterRows, where that entry is of T's size (otherwise nothing).
 template <typename T, size_t I = 0, typename F>
