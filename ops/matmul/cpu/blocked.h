@@ -56,12 +56,19 @@ void pack_a(const MatmulPlan &g, const T *a, int64_t i0, int64_t mc, int64_t p0,
 // Rows [p_begin, p_end) x columns [j0, j0 + nc) of B into panels of kNR columns, panel_floats
 // apart: b[p][j0 + q*NR + j] goes to dst + q*panel_floats + (p - p_begin)*NR + j (so the kc
 // rows of a K slice are one contiguous kc x NR block of a panel); columns past nc are zeros.
-// Read a row of B at a time, the order a row-major B lies in memory.
+// Read a row of B at a time, the order a row-major B lies in memory. A tile's rows of B are
+// short runs b_row apart, each in its own page where B is wide, and the hardware prefetcher
+// does not follow them from page to page: each row's lines are asked for kPrefetchRows rows
+// ahead (measured with gemm_blocked's slices, below).
+constexpr int64_t kPrefetchRows = 8;
+
 template <typename T>
 void pack_b(const MatmulPlan &g, const T *b, int64_t p_begin, int64_t p_end, int64_t j0, int64_t nc, float *dst,
             int64_t panel_floats) {
     for (int64_t p = p_begin; p < p_end; ++p) {
         const T *src = b + p * g.b_row + j0 * g.b_col;
+        if (g.b_col == 1 && p + kPrefetchRows < p_end)
+            for (int64_t j = 0; j < nc; j += 64 / int64_t(sizeof(T))) __builtin_prefetch(src + kPrefetchRows * g.b_row + j);
         for (int64_t q = 0; q < nc; q += kNR) {
             float *row = dst + q / kNR * panel_floats + (p - p_begin) * kNR;
             const int64_t w = std::min(kNR, nc - q);
@@ -131,11 +138,14 @@ constexpr int64_t kBandFloats = int64_t(1) << 21;
 
 // The whole product, on up to the pool's threads when `threaded`. For each band of columns,
 // B is packed once (its rows spread over the threads, each row read along its length), then
-// the band's C tiles are computed, a tile per task. Where one row of tiles covers M, each
-// task packs just the B columns of its tile instead and reads them back from its own cache
-// (64 x 1024 x 1024 f32: the shared panels, 4 MiB, came back from L3). Where one tile's
-// columns of B alone would be more than kBandFloats (K over 16384), each tile packs its K
-// slices of B one at a time: B is packed again for every row of tiles, in bounded memory.
+// the band's C tiles are computed, a tile per task. Where one row of tiles covers M (each
+// element of B then serves one tile alone), or one tile's columns of B would be more than
+// kBandFloats (K over 16384), each tile packs its K slices of B one at a time instead, just
+// before it reads them back (a slice, kKC x kNC, from its own L2). For 64 x 1024 x 1024 f32
+// this beat packing B whole first (the panels, 4 MiB, came back from L3) and, with pack_b's
+// prefetch, packing a tile's columns of B whole (512 KiB): 115-118 -> 136-139 GFLOP/s on one
+// core of a Zen 5 (2026-12-07; docs/kernels/matmul.md). With K over 16384, B is packed again
+// for every row of tiles, in bounded memory.
 template <typename T>
 void gemm_blocked(const MatmulPlan &g, const ExecArgs &args, bool threaded) {
     const auto for_each = [threaded](int64_t n, int64_t grain, const auto &fn) {
@@ -147,16 +157,10 @@ void gemm_blocked(const MatmulPlan &g, const ExecArgs &args, bool threaded) {
     const T *b = static_cast<const T *>(args.in1);
     const int64_t tiles_m = (g.m + kMC - 1) / kMC;
     if (g.k * kNC > kBandFloats || tiles_m == 1) {
-        const bool own = g.k * kNC <= kBandFloats;  // one row of tiles: each packs its B columns whole
         const int64_t tiles_n = (g.n + kNC - 1) / kNC;
         for_each(tiles_m * tiles_n, 1, [&](int64_t begin, int64_t end) {
-            thread_local std::vector<float> panels;
-            if (own) panels.resize(size_t(g.k * kNC));
-            for (int64_t t = begin; t < end; ++t) {
-                const int64_t i0 = (t / tiles_n) * kMC, j0 = (t % tiles_n) * kNC;
-                if (own) pack_b(g, b, 0, g.k, j0, std::min(kNC, g.n - j0), panels.data(), g.k * kNR);
-                gemm_tile<T>(g, args, own ? panels.data() : nullptr, i0, j0);
-            }
+            for (int64_t t = begin; t < end; ++t)
+                gemm_tile<T>(g, args, nullptr, (t / tiles_n) * kMC, (t % tiles_n) * kNC);
         });
         return;
     }
