@@ -5,7 +5,8 @@
 //   vectorized  dense rows widened once into an f32 buffer (16-bit types converted in
 //               blocks), 16-lane loops and a polynomial exp the compiler turns into SIMD
 //   auto        the production kernel (softmax_cpu.cc): the vectorized step over the pool's
-//               threads, one row per task, long rows streamed in chunks
+//               threads, whole rows a task (at least 2^15 elements' worth), long rows
+//               streamed in chunks
 // Compare them: python3 tests/run_ops.py --op softmax --backend cpu --mode bench --variant all
 // Special values as everywhere: NaN propagates through the sum; a slice of all
 // -inf gives NaN (exp(-inf - -inf)); a +inf gives NaN (exp(inf - inf)).
