@@ -97,7 +97,6 @@ constexpr RegisterRows kRegisterRows[] = {
     {4, 512, 1024, 497, 128, 2},
     {4, 1024, 1280, 2, 512, 1},  // few rows: wide blocks, timed in chains of calls
     {4, 1024, 1280, 8, 256, 2},
-    {4, 1280, 1536, 31, 128, 4},
     {4, 1536, 2048, 3, 512, 1},  // 1537-2048: 512 x 1, then 256 x 2, then 128 x 4
     {4, 1536, 2048, 12, 256, 2},
     {4, 2048, 2304, 8, 256, 4},  // the 2304 shapes take only 2049-2304
