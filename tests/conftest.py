@@ -58,6 +58,12 @@ def pytest_report_header(config):
     where = f" on {t.lib.device}" if t.lib.name == "torch" else ""
     line = (f"operator_runtime: --backend {t.backend} runs on {t.resolved} with {t.lib.name} "
             f"arrays{where}; --variant {config.getoption('--variant')}; --seed {_state['seed']}")
+    import operator_runtime as ort
+
+    try:
+        line += f"; library {ort.library_path()}"
+    except ort.OperatorRuntimeError as e:  # none built: the tests that need it say so
+        line += f"; no library ({e})"
     return [line + (f"; SKIPPED: {t.skip_reason}" if t.skip_reason else "")]
 
 

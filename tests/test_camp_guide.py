@@ -90,7 +90,7 @@ def test_the_guide_as_printed(tmp_path):
         "-DCAMP_ENABLE_NVIDIA=OFF -DCAMP_ENABLE_METAX=OFF > /dev/null && "
         "bash scripts/build_cpu.sh build > /dev/null", root, env)
 
-    exercise, check, more = guide_blocks()
+    exercise, check, more, done = guide_blocks()
     out = "".join(run(c, root, env) for c in exercise)
     assert "camp: backend cpu" in out, out
     scaffold = root / "student" / "cpu" / "softmax_student.cc"
@@ -101,9 +101,11 @@ def test_the_guide_as_printed(tmp_path):
     rows = re.findall(r"^softmax\s+1024x1024\s+f32\s+(\w+)\s+\S+.*\sok$", ladder_out, re.M)
     assert rows == ["student", "three_pass", "online", "vectorized", "auto"], ladder_out
 
-    pytest_out, python_out, reset_out = (run(c, root, env) for c in more)
+    pytest_out, python_out = (run(c, root, env) for c in more)
     assert re.search(r"\d+ passed", pytest_out) and "failed" not in pytest_out, pytest_out
     assert "student" in python_out and str(root.resolve() / "build-cpu") in python_out, python_out
+    (reset,) = done
+    reset_out = run(reset, root, env)
     assert not scaffold.exists(), reset_out
     after = run(more[1], root, env)
     assert "student" not in after, after

@@ -164,6 +164,11 @@ def cmd_exercise(args):
               f"tests it, --force overwrites it, `python3 scripts/camp.py reset {args.op}` "
               f"removes it", file=sys.stderr)
         return 1
+    if args.backend == "nvidia" and machine_backend() != "nvidia":
+        print(f"camp: no usable GPU here (or no nvcc): the NVIDIA exercise compiles into "
+              f"build-nvidia/ but `check` and `judge` cannot run it, and from now on every "
+              f"command of this checkout loads build-nvidia/ (CPU exercises run there too). "
+              f"A kernel that runs here: --backend cpu", file=sys.stderr)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(scaffolds.render(args.op, args.backend))
     print(f"camp: wrote {path}")
@@ -217,7 +222,7 @@ def cmd_reset(args):
     status = build(args, backend)
     if status == 0 and args.build_dir is None:
         for d in stale_build_dirs(args, build_dir(args, backend)):
-            print(f"camp: rebuilding {d} too (it had the exercise compiled in)", flush=True)
+            print(f"camp: rebuilding {d} too (it compiles the student folder in)", flush=True)
             status = status or subprocess.run(
                 ["cmake", "--build", str(d), "--target", "camp_ops", "-j",
                  os.environ.get("JOBS", str(os.cpu_count() or 2))]).returncode
