@@ -19,11 +19,8 @@ struct WarpTilingShape {
     int bm, bn, bk, wm, wn, tm, tn, min_blocks;
 };
 
-// The configurations compiled into the library, by index. The two main tiles measured on the
-// H200 (2026-12-02, camp_sgemm_bench --large, % of cuBLAS SGEMM): 128 x 128 with warps of
-// 32 x 64 and lanes of 8 x 8 ran 4096^3 at 94.0% and 128 x 4096 x 4096 in 8 pieces at 92.4%,
-// where warps of 64 x 64 with lanes of 8 x 16 ran 91.6% and 84.3%; 64 x 128 with 8-deep
-// slices ran 64 x 4096 x 4096 in 12 pieces at 94.2%, with 16-deep slices 81.1%.
+// The configurations compiled into the library, by index (each one's measurements against
+// cuBLAS SGEMM: docs/kernels/matmul.md, step warp_tiling).
 constexpr WarpTilingShape kWarpTilingConfigs[] = {
     {128, 128, 8, 32, 64, 8, 8, 2},   // 0: large products; 256 threads, 8 x 8 a lane, two blocks an SM
     {64, 128, 8, 64, 32, 8, 8, 3},    // 1: M <= 64
@@ -46,11 +43,9 @@ constexpr int kWarpTilingConfigCount = int(sizeof(kWarpTilingConfigs) / sizeof(k
 // blocks. The row sits after the M <= 16 row (a 16-row tile wastes fewer rows there) and
 // before the 32- and 64-row rows, which keep the skinny products whose N is large
 // (32 x 4096 and 64 x 4096 are above the bound). Up to 64 rows the 32 x 64 tile also wins
-// to 3 x 2^16 outputs (H200, 2026-12-02, camp_sgemm_bench --shallow: 64 x 2049 x 1024 in
-// 4 pieces 77.9% of cuBLAS, the 64 x 128 tile 53.9%; 64 x 4096 x 4096 stays on the
-// 64 x 128 tile). Pieces at least 64 deep, at most 8 for small products: 256^3 in 4
-// pieces 112.8% of cuBLAS where 256-deep pieces (1 piece) gave 67.3%; 64 x 1024 x 1024
-// and 256 x 256 x 1024 in 8 pieces 91.5% and 87.0%, in 16 pieces 84.8% and 80.7%.
+// to 3 x 2^16 outputs (64 x 4096 x 4096 stays on the 64 x 128 tile). Pieces at least 64
+// deep, at most 8 for small products. The measurements behind each rule:
+// docs/kernels/matmul.md, step warp_tiling.
 struct WarpTilingPlanRow {
     int64_t max_m;   // rows of C at most
     int64_t max_mn;  // elements of C (M x N) at most
