@@ -20,7 +20,7 @@ struct WarpTilingShape {
 };
 
 // The configurations compiled into the library, by index (each one's measurements against
-// cuBLAS SGEMM: docs/kernels/matmul.md, step warp_tiling).
+// cuBLAS SGEMM: docs/kernels/matmul.md, "The NVIDIA SIMT ladder", `warp_tiling` in detail).
 constexpr WarpTilingShape kWarpTilingConfigs[] = {
     {128, 128, 8, 32, 64, 8, 8, 2},   // 0: large products; 256 threads, 8 x 8 a lane, two blocks an SM
     {64, 128, 8, 64, 32, 8, 8, 3},    // 1: M <= 64
@@ -45,7 +45,7 @@ constexpr int kWarpTilingConfigCount = int(sizeof(kWarpTilingConfigs) / sizeof(k
 // (32 x 4096 and 64 x 4096 are above the bound). Up to 64 rows the 32 x 64 tile also wins
 // to 3 x 2^16 outputs (64 x 4096 x 4096 stays on the 64 x 128 tile). Pieces at least 64
 // deep, at most 8 for small products. The measurements behind each rule:
-// docs/kernels/matmul.md, step warp_tiling.
+// docs/kernels/matmul.md, "The NVIDIA SIMT ladder", `warp_tiling` in detail.
 struct WarpTilingPlanRow {
     int64_t max_m;   // rows of C at most
     int64_t max_mn;  // elements of C (M x N) at most
