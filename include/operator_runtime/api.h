@@ -86,8 +86,10 @@ OPRT_API const char *oprt_dtype_string(oprt_dtype_t dtype);
  * included), a descriptor of another operator, or a value no create returned
  * is OPRT_ERR_INVALID_ARG in every call that takes one.
  *
- * fork(): a child process runs every operator; CPU kernels run on the calling
- * thread alone there (OpenMP's thread pool does not survive a fork). */
+ * fork(): a child process runs every operator on the CPU backend; it gets a
+ * new thread pool of its own (the parent's workers do not survive a fork), so
+ * CPU kernels run on as many threads there as in the parent. The GPU backends
+ * do not support a CUDA context across fork. */
 OPRT_API oprt_status_t oprt_set_backend(oprt_backend_t backend);
 OPRT_API oprt_status_t oprt_get_backend(oprt_backend_t *backend);
 

@@ -32,10 +32,10 @@ using PlanFn = oprt_status_t (*)(Plan &plan);
 // function that fills the plan like the plan hook but forces this step's kernel
 // (plan.kernel, kernel_name, launch, workspace_bytes), or fails with
 // OPRT_ERR_NOT_SUPPORTED saying why the step cannot run this plan. `run`, when
-// set, replaces the backend's execute for this variant (the CPU ladders' steps
-// and the "student" variant of an exercise bring their own launch code); the
-// NVIDIA ladders' steps leave it nullptr: the backend's run switches on
-// plan.kernel.
+// set, replaces the backend's execute for this variant (the CPU ladders' steps,
+// the NVIDIA elementwise ladder's "cute" step and the "student" variant of an
+// exercise bring their own launch code); the NVIDIA ladders' other steps leave
+// it nullptr: the backend's run switches on plan.kernel.
 template <typename Plan>
 struct Variant {
     const char *name;

@@ -21,7 +21,7 @@ struct Descriptor {
     Plan plan;
     ExecContract contract;
     Plan validated;                 // the frontend's plan before any backend refined it
-    BackendFn<Plan> run = nullptr;  // set by a variant with its own launch code (student)
+    BackendFn<Plan> run = nullptr;  // set by a variant with its own launch code (Variant::run)
     int plan_device = -1;           // the GPU the plan was made for (-1: CPU, or unknown)
 };
 

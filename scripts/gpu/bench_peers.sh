@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The GPU benchmark against every peer (torch eager, torch.compile, Triton, QuACK), in steps
-# of at most 10 minutes each (for remote machines that limit how long a command runs):
+# The GPU benchmark of softmax, reduce_sum, relu, silu, vector_add and copy (there is no matmul
+# step) against the GPU peers each operator has in tests/bench/<op>.py: torch eager for all,
+# torch.compile for all but copy, Triton for softmax and reduce_sum, QuACK for softmax (reduce_sum
+# lists it as n/a: QuACK has no sum kernel). In steps of at most 10 minutes each (for remote
+# machines that limit how long a command runs):
 #
 #   bash scripts/gpu/bench_peers.sh quack build softmax     # one call
 #   bash scripts/gpu/bench_peers.sh reduce_sum              # a later call on the same machine
@@ -15,9 +18,10 @@
 #               --report (report.md, bandwidth.png, results.json, results.csv) into
 #               $OUT_DIR/OP/ and the printed table in $OUT_DIR/OP/bench.log; the records are
 #               rewritten after every case, so a step cut short keeps what it measured.
-# QuACK is on the path whenever /tmp/quack/site holds it. Variables: DTYPES (default
-# bf16,f32,f16), OUT_DIR (default $OUT when set, else reports/bench-peers), DEADLINE, and
-# RUN_OPS_ARGS (more run_ops arguments, e.g. "--shape 8192x4096").
+# QuACK is on the path whenever $QUACK_DIR/site holds it. Variables: DTYPES (default
+# bf16,f32,f16), OUT_DIR (default $OUT when set, else reports/bench-peers), DEADLINE,
+# RUN_OPS_ARGS (more run_ops arguments, e.g. "--shape 8192x4096") and QUACK_DIR (default
+# /tmp/quack; the folder install_quack.sh installs into, which reads the same variable).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # One-command validation on a GPU machine (run on an H200): build the NVIDIA
-# variant, run ctest, pytest, run_ops and the examples on the nvidia backend,
-# compute-sanitizer over the GPU op tests, and the large-tensor check. Logs go
+# variant; run the C++ suites camp_cpp_tests and camp_nvidia_tests (the "ctest" step runs
+# the two binaries directly, not ctest, so camp_cute_tests is not run here:
+# scripts/gpu/tilelang_cute.sh runs it), pytest over tests/, run_ops and the examples on
+# the nvidia backend; compute-sanitizer's four tools over camp_nvidia_tests; and the
+# large-tensor check (camp_nvidia_tests' *Large* tests with CAMP_LARGE_TESTS=1). Logs go
 # to $OUT (or ./gpu-logs); a short summary is printed last, and the exit status
 # is 1 when a step failed (2, before any step, when no GPU is visible).
 #   STEPS="build ctest pytest pytest-last runops examples sanitize sanitize-py large"
 #   (default: all). pytest-last puts the tensors on the last GPU (several GPUs);
+#   sanitize runs memcheck, racecheck, initcheck and synccheck over the camp_nvidia_tests
+#   that SANITIZE_FILTER selects (default '*-*Large*': all but the large-tensor tests;
+#   synccheck also leaves out *ClusterNonPortable*);
 #   sanitize-py runs the four sanitizers (SANITIZE_PY_TOOLS) over the Python edge-data tests,
 #   checking this project's kernels only (torch's are excluded).
 # PARALLEL=1 runs the test steps (ctest to examples, and large) side by side on the one GPU, then
 # the sanitizer steps side by side: the longest step sets the time (on an H200, 2026-12-05: the
-# C++ GPU suite, 261 s, with pytest 232 s beside it; memcheck, synccheck and initcheck over the
-# 40 softmax, reduce_sum and plan-path tests in under 250 s each with racecheck beside them,
-# which reached 27 of the 40 by then). The GPU's memory must hold them all at once (the
-# large-tensor test alone takes about 18 GB).
+# C++ GPU suite, 261 s, with pytest 232 s beside it; with a SANITIZE_FILTER of the 40 softmax,
+# reduce_sum and plan-path tests, not the default, memcheck, synccheck and initcheck over the
+# 40 in under 250 s each with racecheck beside them, which reached 27 of the 40 by then). The
+# GPU's memory must hold them all at once (the large-tensor test alone takes about 18 GB).
 set -uo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 LOG_DIR="${OUT:-$REPO_ROOT/gpu-logs}"

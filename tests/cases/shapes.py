@@ -1,5 +1,5 @@
 """Shapes shared by the operators' cases: odd sizes on both sides of the vector widths,
-OpenMP grain (1 << 15 elements) and block sizes the kernels switch at."""
+the CPU parallel grain (1 << 15 elements) and block sizes the kernels switch at."""
 
 # 1-d sizes: empty, single, around 16/32-lane vectors and 1024/4096-element blocks.
 SIZES_1D = (0, 1, 3, 31, 33, 127, 129, 1023, 1025, 4097, (1 << 15) + 3)

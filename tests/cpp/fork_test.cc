@@ -1,5 +1,6 @@
 // A child made by fork() after the parent ran operators over threads runs
-// every operator (serially: OpenMP's thread pool does not survive a fork).
+// every operator (the CPU pool's pthread_atfork handler gives the child a new
+// pool: the parent's workers do not survive a fork).
 // A hang fails the test: the parent waits a bounded time, then kills the child.
 #include <gtest/gtest.h>
 

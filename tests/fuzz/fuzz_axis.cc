@@ -99,7 +99,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FuzzedDataProvider fdp(data, size);
     fz::context().clear();
     // Small shapes run thousands of times a second; one input in 64 may reach
-    // the long rows and the OpenMP grain (2^15 elements).
+    // the long rows and the parallel grain (kParallelGrain, 2^15 elements).
     const bool big = fdp.ConsumeIntegral<uint8_t>() < 4;
     fz::shape_budget() = big ? fz::kMaxNumel : 1 << 11;
     fz::alloc_budget() = big ? fz::kMaxAllocElems : 1 << 14;

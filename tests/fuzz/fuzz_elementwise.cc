@@ -100,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FuzzedDataProvider fdp(data, size);
     fz::context().clear();
     // Small shapes run thousands of times a second; one input in 64 may pass the
-    // OpenMP grain (2^15; elementwise has no longer threshold) to reach the threaded loops.
+    // parallel grain (kParallelGrain, 2^15; elementwise has no longer threshold) to
+    // reach the threaded loops.
     const bool big = fdp.ConsumeIntegral<uint8_t>() < 4;
     fz::shape_budget() = big ? 1 << 16 : 1 << 10;
     fz::alloc_budget() = big ? fz::kMaxAllocElems : 1 << 14;

@@ -224,7 +224,7 @@ inline int64_t pick_size(FuzzedDataProvider &fdp, bool *absurd) {
                                         2047, 2048, 2049, 4095, 4096, 4097, 16, 67};
         return sizes[b % (sizeof sizes / sizeof sizes[0])];
     }
-    if (b < 248) {  // the OpenMP grain (2^15 elements) and softmax's buffered-row limit (2^18)
+    if (b < 248) {  // the parallel grain (2^15 elements) and softmax's buffered-row limit (2^18)
         static const int64_t long_rows[] = {32767, 32769, 262144, 262145};
         return long_rows[b % 4];
     }

@@ -7,7 +7,7 @@ import pytest
 
 import operator_runtime as ort
 
-# Above the library's parallel threshold (2^15 elements): the parent's OpenMP pool starts.
+# Above the library's parallel threshold (2^15 elements): the parent's CPU thread pool starts.
 BIG = (256, 512)
 
 
