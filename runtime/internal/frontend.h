@@ -149,7 +149,7 @@ VariantView<Plan> variants_of(const char *op_name, oprt_backend_t backend, const
 
 // `op_name` is the operator's short name ("softmax"); messages name the C function.
 template <typename Plan>
-oprt_status_t list_variants(const char *op_name, const BackendTable<Plan> &table, oprt_backend_t backend,
+oprt_status_t list_variants(const char *op_name, const BackendTable<Plan> &table, const oprt_backend_t &backend,
                             const char **names, int capacity, int *count) {
     char fn[96];
     std::snprintf(fn, sizeof fn, "oprt_list_%s_variants", op_name);
