@@ -4,7 +4,8 @@
 // the team, so one descheduled thread stalls the whole call when other processes keep
 // the cores busy, and idle OpenMP threads spin (the wait policy is read from the
 // environment once, when libgomp loads). On 2 cores with 2 busy processes a 1M-element
-// relu took 41 ms with OpenMP against 0.16 ms on one thread (docs/performance.md).
+// relu took about 80 times as long with OpenMP as on one thread (docs/performance.md,
+// "CPU: busy cores").
 //
 // Here the calling thread works too and takes chunks from a shared counter; woken
 // workers take chunks as they get a core. After a job a worker looks for the next one
