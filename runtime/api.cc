@@ -17,17 +17,6 @@
 namespace oprt {
 namespace {
 
-// A C caller may pass any int in an enum parameter; reading it as the C++
-// enum would be undefined for values outside the enumerators. Taken by
-// reference: a copy of the parameter would be such a read.
-template <typename Enum>
-int enum_value(const Enum &e) {
-    int v;
-    static_assert(sizeof v == sizeof e, "C enums are int-sized");
-    std::memcpy(&v, &e, sizeof v);
-    return v;
-}
-
 thread_local std::string t_last_error;
 thread_local oprt_backend_t t_backend = OPRT_BACKEND_AUTO;
 }  // namespace

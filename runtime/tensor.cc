@@ -242,8 +242,7 @@ Overlap elements_overlap(const OperandSpan &a, const OperandSpan &b, int64_t off
 
 oprt_status_t check_view(const char *op, const char *arg, const oprt_tensor_view_t *view) {
     if (view == nullptr) return fail(OPRT_ERR_INVALID_ARG, "%s: %s (tensor view) is NULL", op, arg);
-    int dtype_value;  // read as int: a C caller may store any value in the enum field
-    std::memcpy(&dtype_value, &view->dtype, sizeof dtype_value);
+    const int dtype_value = enum_value(view->dtype);
     if (!dtype_is_valid(dtype_value))
         return fail(OPRT_ERR_UNSUPPORTED_DTYPE, "%s: %s.dtype = %d is not a supported dtype (f16=0, "
                     "f32=1, bf16=2)", op, arg, dtype_value);

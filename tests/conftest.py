@@ -27,6 +27,7 @@ for path in (REPO / "python", REPO / "tests"):  # the package (or the test oracl
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
+import operator_runtime as ort  # noqa: E402
 from operator_runtime_testing import backends, cases  # noqa: E402
 
 _state = {}
@@ -58,8 +59,6 @@ def pytest_report_header(config):
     where = f" on {t.lib.device}" if t.lib.name == "torch" else ""
     line = (f"operator_runtime: --backend {t.backend} runs on {t.resolved} with {t.lib.name} "
             f"arrays{where}; --variant {config.getoption('--variant')}; --seed {_state['seed']}")
-    import operator_runtime as ort
-
     try:
         line += f"; library {ort.library_path()}"
     except ort.OperatorRuntimeError as e:  # none built: the tests that need it say so

@@ -3,6 +3,8 @@
 // and the value.
 #pragma once
 
+#include <cstring>
+
 #include "operator_runtime/api.h"
 
 namespace oprt {
@@ -17,5 +19,17 @@ oprt_status_t fail(oprt_status_t status, const char *format, ...)
 
 // Clears the message at the start of a successful call sequence.
 void clear_error();
+
+// The value of a C enum argument as an int. A C caller may pass any int in an
+// enum parameter or field; reading it as the C++ enum would be undefined for
+// values outside the enumerators, so its bytes are copied. Taken by reference:
+// a copy of the parameter would itself be such a read.
+template <typename Enum>
+int enum_value(const Enum &e) {
+    int v;
+    static_assert(sizeof v == sizeof e, "C enums are int-sized");
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
 
 }  // namespace oprt

@@ -159,8 +159,7 @@ oprt_status_t list_variants(const char *op_name, const BackendTable<Plan> &table
     if (names == nullptr && capacity > 0)
         return fail(OPRT_ERR_INVALID_ARG, "%s: names is NULL with capacity = %d (pass capacity 0 to ask the count)",
                     fn, capacity);
-    int backend_value;  // read as int: a C caller may pass any value in the enum
-    std::memcpy(&backend_value, &backend, sizeof backend_value);
+    const int backend_value = enum_value(backend);
     if (!backend_is_valid(backend_value))  // the code oprt_set_backend gives for it
         return fail(OPRT_ERR_INVALID_ARG, "%s: backend = %d is not a backend (auto=0, nvidia=1, metax=2, cpu=3)",
                     fn, backend_value);
