@@ -2,7 +2,6 @@
 // per-thread current backend.
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "operator_runtime/api.h"

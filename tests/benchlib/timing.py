@@ -10,9 +10,9 @@ GPU (torch's current stream), two figures per computation:
   graph  the same `iters` calls captured once in a CUDA graph, events around its replay:
          the kernels' own time plus ~0.5 us of launch each. The benchmark's main figure.
 CPU: time.perf_counter around back-to-back calls (loop only), started after waiting up to
-0.5 s for idle cores: a
-library that ran before may leave worker threads spinning (OpenBLAS's wait ~0.1 s for the
-next call), and a thread pool that sees every core taken, as ours does, runs on one.
+0.5 s for idle cores: a library that ran before may leave worker threads spinning
+(OpenBLAS's wait ~0.1 s for the next call), and a thread pool that sees every core taken,
+as ours does, runs on one.
 
 Never time one launch alone with two events: that measures ~16 us of overhead.
 """
